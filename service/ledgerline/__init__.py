@@ -1,0 +1,1 @@
+"""Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
