@@ -1,0 +1,1 @@
+"""Domain rules: plain Python, no Flask, SQLAlchemy or boto3 in here."""

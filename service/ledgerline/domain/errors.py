@@ -1,0 +1,28 @@
+"""Errors the service layer raises; the HTTP edge maps each to one problem type."""
+from __future__ import annotations
+
+
+class LedgerlineError(Exception):
+    status = 500
+    code = "internal_error"
+    title = "Internal error"
+
+    def __init__(self, detail: str | None = None):
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+
+
+def _error(name: str, status: int, code: str, title: str) -> type[LedgerlineError]:
+    return type(name, (LedgerlineError,), {"status": status, "code": code, "title": title})
+
+
+BadRequest = _error("BadRequest", 400, "bad_request", "Malformed request")
+EmptyBody = _error("EmptyBody", 400, "empty_body", "The request body is empty")
+Unauthenticated = _error("Unauthenticated", 401, "unauthenticated", "Missing or unknown API key")
+Forbidden = _error("Forbidden", 403, "forbidden", "Your role may not do this")
+NotFound = _error("NotFound", 404, "not_found", "No such resource")
+TooLarge = _error("TooLarge", 413, "too_large", "The upload is larger than allowed")
+NotPdf = _error("NotPdf", 415, "not_a_pdf", "The body is not a PDF document")
+IdempotencyKeyReused = _error("IdempotencyKeyReused", 422, "idempotency_key_reused",
+                              "This Idempotency-Key was used for a different request")
+Unavailable = _error("Unavailable", 503, "unavailable", "Storage or database unavailable")
