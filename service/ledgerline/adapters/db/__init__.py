@@ -1,0 +1,1 @@
+"""SQLAlchemy adapters. The same tables and constraints serve SQLite and PostgreSQL."""
