@@ -1,0 +1,180 @@
+"""Object storage for originals: a local directory (embedded default) or S3.
+
+Both backends speak the same small interface and turn vendor errors into its own:
+`ObjectNotFound` and `StorageUnavailable`. Keys derive from the content digest inside the
+account's namespace; a file name never becomes part of a key.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import BinaryIO, Protocol
+from urllib.parse import urlparse
+
+
+class StorageUnavailable(Exception):
+    pass
+
+
+class ObjectNotFound(Exception):
+    pass
+
+
+class IntegrityError(StorageUnavailable):
+    """The store did not receive the bytes we sent."""
+
+
+def original_key(account: str, content_hash: str) -> str:
+    algorithm, _, digest = content_hash.partition(":")
+    return f"accounts/{account}/originals/{algorithm}/{digest[:2]}/{digest}"
+
+
+class ObjectStore(Protocol):
+    def put_file(self, key: str, path: str, sha256: bytes) -> None:
+        """Store the file durably; `sha256` is its digest, verified by the store."""
+
+    def get_to_file(self, key: str, dest: BinaryIO) -> None: ...
+
+    def open_stream(self, key: str): ...
+
+    def exists(self, key: str) -> bool: ...
+
+    def check(self) -> None:
+        """Raise StorageUnavailable unless the store answers."""
+
+
+class LocalObjectStore:
+    def __init__(self, root: str):
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: str) -> Path:
+        path = (self.root / key).resolve()
+        if self.root not in path.parents:
+            raise ValueError(f"key escapes the store: {key!r}")
+        return path
+
+    def put_file(self, key: str, path: str, sha256: bytes) -> None:
+        dest = self._path(key)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".incoming-")
+            try:
+                digest = hashlib.sha256()
+                with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+                    while chunk := src.read(1 << 20):
+                        digest.update(chunk)
+                        out.write(chunk)
+                    out.flush()
+                    os.fsync(out.fileno())
+                if digest.digest() != sha256:
+                    raise IntegrityError(f"checksum mismatch writing {key}")
+                os.replace(tmp, dest)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            _fsync_dir(dest.parent)
+        except OSError as exc:
+            raise StorageUnavailable(f"cannot write {key}: {exc.strerror}") from exc
+
+    def get_to_file(self, key: str, dest: BinaryIO) -> None:
+        with self.open_stream(key) as src:
+            shutil.copyfileobj(src, dest, 1 << 20)
+
+    def open_stream(self, key: str):
+        try:
+            return open(self._path(key), "rb")
+        except FileNotFoundError:
+            raise ObjectNotFound(key) from None
+        except OSError as exc:
+            raise StorageUnavailable(str(exc)) from exc
+
+    def exists(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def check(self) -> None:
+        if not os.access(self.root, os.W_OK):
+            raise StorageUnavailable(f"{self.root} is not writable")
+
+
+class S3ObjectStore:
+    def __init__(self, bucket: str, prefix: str = "", client=None):
+        import boto3
+        from botocore.config import Config
+
+        self.bucket = bucket
+        self.prefix = prefix.strip("/")
+        self.client = client or boto3.client("s3", config=Config(
+            connect_timeout=3, read_timeout=30, retries={"max_attempts": 3, "mode": "standard"}))
+        from botocore.exceptions import BotoCoreError, ClientError
+        self._errors = (BotoCoreError, ClientError)
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}/{key}" if self.prefix else key
+
+    def put_file(self, key: str, path: str, sha256: bytes) -> None:
+        try:
+            with open(path, "rb") as body:
+                self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=body,
+                                       ChecksumSHA256=base64.b64encode(sha256).decode())
+        except self._errors as exc:
+            raise StorageUnavailable(f"cannot store {key}: {exc}") from exc
+
+    def get_to_file(self, key: str, dest: BinaryIO) -> None:
+        body = self.open_stream(key)
+        try:
+            shutil.copyfileobj(body, dest, 1 << 20)
+        except self._errors as exc:
+            raise StorageUnavailable(str(exc)) from exc
+        finally:
+            body.close()
+
+    def open_stream(self, key: str):
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"]
+        except self._errors as exc:
+            if _s3_code(exc) in ("NoSuchKey", "404"):
+                raise ObjectNotFound(key) from None
+            raise StorageUnavailable(str(exc)) from exc
+
+    def exists(self, key: str) -> bool:
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=self._key(key))
+            return True
+        except self._errors as exc:
+            if _s3_code(exc) in ("NoSuchKey", "404", "NotFound"):
+                return False
+            raise StorageUnavailable(str(exc)) from exc
+
+    def check(self) -> None:
+        try:
+            self.client.head_bucket(Bucket=self.bucket)
+        except self._errors as exc:
+            raise StorageUnavailable(str(exc)) from exc
+
+
+def open_store(url: str) -> ObjectStore:
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        return LocalObjectStore(parsed.netloc + parsed.path)
+    if parsed.scheme == "s3":
+        if not parsed.netloc:
+            raise ValueError("LEDGERLINE_STORAGE_URL must name a bucket: s3://BUCKET[/PREFIX]")
+        return S3ObjectStore(parsed.netloc, parsed.path)
+    raise ValueError(f"unsupported LEDGERLINE_STORAGE_URL scheme: {parsed.scheme!r}")
+
+
+def _s3_code(exc) -> str:
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
