@@ -1,0 +1,42 @@
+"""One place that builds every dependency, with overridable defaults for tests."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable
+
+from sqlalchemy import Engine
+
+from .adapters.db.engine import make_engine
+from .adapters.extractor import Extractor, PdfExtractor
+from .adapters.storage import ObjectStore, open_store
+from .config import Settings
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Services:
+    settings: Settings
+    engine: Engine
+    store: ObjectStore
+    extractor: Extractor
+    clock: Callable[[], datetime] = utcnow
+    # Set when this process accepts new work, so an embedded worker need not wait a poll.
+    work_available: threading.Event = field(default_factory=threading.Event)
+
+
+def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
+              store: ObjectStore | None = None, extractor: Extractor | None = None,
+              clock: Callable[[], datetime] | None = None) -> Services:
+    settings = settings or Settings.from_env()
+    return Services(
+        settings=settings,
+        engine=engine or make_engine(settings.database_url),
+        store=store or open_store(settings.storage_url),
+        extractor=extractor or PdfExtractor(),
+        clock=clock or utcnow,
+    )

@@ -1,0 +1,38 @@
+"""Settings from the environment. Every variable has a working default."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from .domain.cache import CacheMode
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = "sqlite:///var/ledgerline.sqlite3"
+    storage_url: str = "file://./var/objects"
+    price_per_call: Decimal = Decimal("0.004")
+    cache_mode: CacheMode = CacheMode.ON
+    max_upload_bytes: int = 26_214_400
+    lease_seconds: float = 30.0
+    spool_dir: str | None = None  # where uploads are streamed before storing; None = system temp
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: os._Environ | dict | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        d = cls()
+        try:
+            mode = CacheMode(env.get("LEDGERLINE_CACHE_MODE", d.cache_mode.value).strip().lower())
+        except ValueError:
+            raise ValueError("LEDGERLINE_CACHE_MODE must be one of: on, off, shadow") from None
+        return cls(
+            database_url=env.get("LEDGERLINE_DATABASE_URL") or d.database_url,
+            storage_url=env.get("LEDGERLINE_STORAGE_URL") or d.storage_url,
+            price_per_call=Decimal(env.get("LEDGERLINE_MODEL_PRICE_PER_CALL") or d.price_per_call),
+            cache_mode=mode,
+            max_upload_bytes=int(env.get("LEDGERLINE_MAX_UPLOAD_BYTES") or d.max_upload_bytes),
+            lease_seconds=float(env.get("LEDGERLINE_LEASE_SECONDS") or d.lease_seconds),
+            spool_dir=env.get("LEDGERLINE_SPOOL_DIR") or None,
+        )

@@ -1,0 +1,148 @@
+"""Upload: authorise, spool and hash, store the original, then create-or-get the job.
+
+The order matters for crash safety: the original is durably stored before the database
+record that points at it is committed, so a record never names a missing object.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from ..adapters.db import jobs as job_table
+from ..adapters.db.engine import transaction
+from ..adapters.storage import StorageUnavailable, original_key
+from ..domain.cache import CacheKey, UploadRequest
+from ..domain.errors import Forbidden, IdempotencyKeyReused, NotFound, Unavailable
+from ..domain.identity import Caller
+from ..domain.jobs import CacheOutcome, Replay, decide_replay
+from .spool import Spooled, spool
+
+
+@dataclass(frozen=True)
+class Upload:
+    invoice_id: str
+    job_id: str
+    outcome: CacheOutcome | None  # None for an idempotent replay
+    replayed: bool
+
+
+def upload(services, caller: Caller, account: str, body: BinaryIO, *,
+           idempotency_key: str | None, fresh: bool) -> Upload:
+    authorise_upload(caller, account)
+    spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir)
+    try:
+        return _accept(services, caller, account, spooled, idempotency_key, fresh)
+    finally:
+        spooled.discard()
+
+
+def authorise_upload(caller: Caller, account: str) -> None:
+    if not caller.can_enter(account):
+        raise NotFound(f"no account {account!r}")
+    if not caller.can_upload():
+        raise Forbidden(f"the {caller.role.value} role may not upload invoices")
+
+
+def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh) -> Upload:
+    request = UploadRequest(account=account, content_hash=spooled.content_hash, fresh=fresh)
+    key = CacheKey(account=account, content_hash=spooled.content_hash,
+                   versions=services.extractor.versions)
+    new_job = job_table.NewJob(
+        account=account, caller_id=caller.key_id, idempotency_key=idempotency_key,
+        request_hash=request.request_hash, cache_key=key.digest,
+        content_hash=spooled.content_hash, fresh=fresh)
+    try:
+        if idempotency_key:
+            # Fast path for retries: no second write of the original.
+            with transaction(services.engine, write=False) as conn:
+                replay = _replay(conn, new_job)
+            if replay:
+                return replay
+        storage_key = _store_original(services, account, spooled)
+        return _submit(services, new_job, storage_key, spooled.size)
+    except OperationalError as exc:
+        raise Unavailable("the database is unavailable; nothing was accepted") from exc
+
+
+def _replay(conn, job: job_table.NewJob) -> Upload | None:
+    """The operation under the caller's key, if any: replay it, or refuse a reused key."""
+    found = job_table.job_by_idempotency_key(conn, job.account, job.caller_id,
+                                             job.idempotency_key)
+    if found is None:
+        return None
+    if decide_replay(found.request_hash, job.request_hash) is Replay.KEY_REUSED:
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was already used with a different request; use a new key")
+    return Upload(invoice_id=found.invoice_id, job_id=found.id, outcome=None, replayed=True)
+
+
+def _store_original(services, account: str, spooled: Spooled) -> str:
+    """Write the original unless the database already knows it is stored."""
+    with transaction(services.engine, write=False) as conn:
+        known = job_table.blob_key(conn, account, spooled.content_hash)
+    if known:
+        return known
+    key = original_key(account, spooled.content_hash)
+    try:
+        services.store.put_file(key, spooled.path, _sha256(spooled.path))
+    except StorageUnavailable as exc:
+        raise Unavailable("storage is unavailable; nothing was accepted") from exc
+    return key
+
+
+def _submit(services, job: job_table.NewJob, storage_key: str, size: int) -> Upload:
+    """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
+    for attempt in range(8):
+        try:
+            with transaction(services.engine, write=True) as conn:
+                return _submit_once(services, conn, job, storage_key, size)
+        except IntegrityError:
+            time.sleep(0.005 * attempt)
+    raise Unavailable("could not record the upload under contention; retry with the same key")
+
+
+def _submit_once(services, conn, job: job_table.NewJob, storage_key: str, size: int) -> Upload:
+    now = services.clock()
+    mode = services.settings.cache_mode
+    if job.idempotency_key:
+        replay = _replay(conn, job)
+        if replay:
+            return replay
+
+    job_table.record_blob(conn, job.account, job.content_hash, storage_key, size, now)
+
+    def insert(outcome, **kw):
+        job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now, **kw)
+        return Upload(invoice_id, job_id, outcome, False)
+
+    if job.fresh:
+        return insert(CacheOutcome.BYPASS)
+
+    # In-flight first, then finished results: a leader that completes between the two
+    # reads has already written its cache entry, so nothing slips through both.
+    would_be = None
+    leader = job_table.inflight_leader(conn, job.account, job.cache_key,
+                                       joinable_only=mode.joins_in_flight)
+    if leader:
+        if mode.joins_in_flight:
+            return insert(CacheOutcome.JOINED, leader_id=leader)
+        would_be = CacheOutcome.JOINED.value
+    if mode.records_results:
+        result_id = job_table.cached_result(conn, job.account, job.cache_key)
+        if result_id:
+            if mode.serves_results:
+                return insert(CacheOutcome.HIT, result_id=result_id)
+            would_be = would_be or CacheOutcome.HIT.value
+    return insert(CacheOutcome.MISS, joinable=mode.joins_in_flight, would_be=would_be)
+
+
+def _sha256(path: str) -> bytes:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.digest()

@@ -1,0 +1,141 @@
+"""The worker loop: claim, extract under a renewed lease, publish only if still ours.
+
+Every model call is written to the ledger before it starts, so an attempt whose result
+is later discarded (or whose worker dies) is still counted and paid for in the report.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import tempfile
+import threading
+import uuid
+from datetime import timedelta
+
+from ..adapters.db import jobs as job_table
+from ..adapters.db.engine import transaction
+from ..adapters.storage import ObjectNotFound, StorageUnavailable
+from ..domain.jobs import retry_delay, should_retry
+from ..extraction.errors import ExtractionError
+
+log = logging.getLogger(__name__)
+OPERATION = "extract_invoice"
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class LeaseKeeper(threading.Thread):
+    """Renews the lease every third of its length; notes when the lease is lost."""
+
+    def __init__(self, services, job: job_table.ClaimedJob):
+        super().__init__(daemon=True, name=f"lease-{job.claim.job_id}")
+        self.services, self.claim = services, job.claim
+        self.lost = threading.Event()
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        interval = self.services.settings.lease_seconds / 3
+        while not self._done.wait(interval):
+            try:
+                with transaction(self.services.engine, write=True) as conn:
+                    renewed = job_table.renew(conn, self.claim, self.services.clock(),
+                                              self.services.settings.lease_seconds)
+            except Exception:  # a database blip: try again at the next tick
+                log.warning("lease renewal failed for %s", self.claim.job_id, exc_info=True)
+                continue
+            if renewed is None:
+                self.lost.set()
+                return
+            self.claim = renewed
+
+    def stop(self) -> None:
+        self._done.set()
+
+
+class Worker:
+    def __init__(self, services, name: str | None = None, poll_interval: float = 0.25):
+        self.services = services
+        self.name = name or worker_name()
+        self.poll_interval = poll_interval
+
+    def run(self, stop: threading.Event) -> None:
+        """Work until `stop` is set; the job in hand is finished, never abandoned."""
+        wake = self.services.work_available
+        while not stop.is_set():
+            try:
+                worked = self.run_once()
+            except Exception:
+                log.exception("worker %s: unexpected error; backing off", self.name)
+                worked = False
+                stop.wait(1.0)
+            if not worked:
+                wake.wait(self.poll_interval)
+                wake.clear()
+
+    def run_once(self) -> bool:
+        services = self.services
+        with transaction(services.engine, write=True) as conn:
+            job = job_table.claim_next(conn, self.name, services.clock(),
+                                       services.settings.lease_seconds)
+        if job is None:
+            return False
+        keeper = LeaseKeeper(services, job)
+        keeper.start()
+        try:
+            self._work(job)
+        finally:
+            keeper.stop()
+        return True
+
+    def _work(self, job: job_table.ClaimedJob) -> None:
+        services = self.services
+        with tempfile.NamedTemporaryFile(prefix="job-", suffix=".pdf",
+                                         dir=services.settings.spool_dir) as tmp:
+            try:
+                if not job.storage_key:
+                    raise ObjectNotFound(job.content_hash)
+                services.store.get_to_file(job.storage_key, tmp)
+                tmp.flush()
+            except ObjectNotFound:
+                return self._finish_failed(job, "original_missing",
+                                           "the stored original could not be found")
+            except StorageUnavailable as exc:
+                return self._finish_failed(job, "storage_unavailable", str(exc), transient=True)
+
+            with transaction(services.engine, write=True) as conn:
+                call_id = job_table.start_call(
+                    conn, operation=OPERATION, job=job, request_hash=job.cache_key,
+                    cost=services.settings.price_per_call, now=services.clock())
+            try:
+                document = services.extractor.extract(tmp.name, job.content_hash)
+            except ExtractionError as exc:
+                self._end_call(call_id, "failed")
+                return self._finish_failed(job, exc.code, exc.message, transient=exc.transient)
+            except Exception as exc:  # a bug or a crash in the parser: fail, do not loop
+                log.exception("extraction crashed on job %s", job.claim.job_id)
+                self._end_call(call_id, "failed")
+                return self._finish_failed(job, "extraction_error", type(exc).__name__)
+        ended = services.clock()
+        with transaction(services.engine, write=True) as conn:
+            published = job_table.publish(conn, job, document, services.clock(),
+                                          record_in_cache=services.settings.cache_mode.records_results)
+        self._end_call(call_id, "published" if published else "discarded", ended)
+        if not published:
+            log.warning("job %s: lease lost; result discarded (token %s)",
+                        job.claim.job_id, job.claim.token)
+
+    def _end_call(self, call_id: int, outcome: str, at=None) -> None:
+        with transaction(self.services.engine, write=True) as conn:
+            job_table.finish_call(conn, call_id, outcome, at or self.services.clock())
+
+    def _finish_failed(self, job, code: str, message: str, *, transient: bool = False) -> None:
+        now = self.services.clock()
+        with transaction(self.services.engine, write=True) as conn:
+            if should_retry(job.attempts, transient):
+                later = now + timedelta(seconds=retry_delay(job.attempts))
+                job_table.release(conn, job.claim, now, run_after=later, error=(code, message))
+            else:
+                job_table.fail(conn, job.claim, code, message, now)
