@@ -1,0 +1,162 @@
+"""The `ledgerline` command line."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+
+import click
+
+from .config import Settings
+from .domain.identity import ACCOUNT_ROLES, Role, valid_account_name
+
+
+@click.group()
+def main() -> None:
+    """Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
+
+
+@main.group()
+def db() -> None:
+    """Database schema."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Create or migrate the database (Alembic)."""
+    from .adapters.db.migrate import upgrade
+
+    settings = Settings.from_env()
+    upgrade(settings.database_url)
+    click.echo("database is at the latest revision", err=True)
+
+
+@main.group()
+def accounts() -> None:
+    """Customer accounts."""
+
+
+@accounts.command("create")
+@click.argument("account")
+def accounts_create(account: str) -> None:
+    """Create a customer account."""
+    from .adapters.db.accounts import AccountExists, create_account
+    from .adapters.db.engine import make_engine, transaction
+    from .bootstrap import utcnow
+
+    if not valid_account_name(account):
+        raise click.BadParameter("use 2-63 characters: a-z, 0-9 and '-', starting with a letter "
+                                 "or digit", param_hint="ACCOUNT")
+    engine = make_engine(Settings.from_env().database_url)
+    try:
+        with transaction(engine, write=True) as conn:
+            create_account(conn, account, utcnow())
+    except AccountExists:
+        raise click.ClickException(f"account {account!r} already exists") from None
+    click.echo(f"created account {account}", err=True)
+
+
+@main.group()
+def keys() -> None:
+    """API keys."""
+
+
+@keys.command("create")
+@click.option("--role", type=click.Choice([r.value for r in Role]), required=True)
+@click.option("--account", help="the account the key belongs to (not for operators)")
+@click.option("--name", help="a label shown to readers of the account, e.g. the supplier's name")
+def keys_create(role: str, account: str | None, name: str | None) -> None:
+    """Print a new API key once (last line of stdout); only its hash is stored."""
+    from .adapters.db.accounts import UnknownAccount, create_key
+    from .adapters.db.engine import make_engine, transaction
+    from .bootstrap import utcnow
+
+    role_ = Role(role)
+    if role_ in ACCOUNT_ROLES and not account:
+        raise click.UsageError(f"--account is required for the {role} role")
+    if role_ is Role.OPERATOR and account:
+        raise click.UsageError("operator keys are not bound to an account")
+    engine = make_engine(Settings.from_env().database_url)
+    try:
+        with transaction(engine, write=True) as conn:
+            key_id, secret = create_key(conn, role_, account, name, utcnow())
+    except UnknownAccount:
+        raise click.ClickException(f"no account {account!r}; create it first") from None
+    click.echo(f"created {role} key {key_id}; it is shown only once:", err=True)
+    click.echo(secret)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--no-embedded-worker", is_flag=True, help="leave extraction to `ledgerline worker`")
+def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
+    """Run the HTTP API under gunicorn (with an in-process extraction worker by default)."""
+    from .adapters.db.engine import sqlite_path
+    from .adapters.db.migrate import upgrade
+
+    settings = Settings.from_env()
+    if sqlite_path(settings.database_url):
+        upgrade(settings.database_url)  # the embedded default sets itself up
+    env = dict(os.environ)
+    env["LEDGERLINE_EMBEDDED_WORKER"] = "0" if no_embedded_worker else "1"
+    env.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="ledgerline-metrics-"))
+    argv = [sys.executable, "-m", "gunicorn", "-c", "python:ledgerline.gunicorn_conf",
+            "--bind", f"{host}:{port}", "--workers", str(workers), "ledgerline.wsgi:app"]
+    os.execve(sys.executable, argv, env)
+
+
+@main.command()
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64))
+def worker(concurrency: int) -> None:
+    """Run a standalone extraction worker until SIGTERM or SIGINT."""
+    import logging
+
+    from .bootstrap import bootstrap
+    from .service_layer.worker import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    services = bootstrap()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    threads = [threading.Thread(target=Worker(services).run, args=(stop,), name=f"worker-{i}")
+               for i in range(concurrency)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        for t in threads:
+            t.join(timeout=0.5)
+
+
+@main.command()
+@click.option("--no-embedded-xml", is_flag=True, help="ignore embedded e-invoice XML")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
+    """Extract each PDF offline and print one JSON document per line."""
+    import blake3
+
+    from .adapters.extractor import PdfExtractor
+    from .extraction.errors import ExtractionError
+
+    extractor = PdfExtractor(use_embedded_xml=not no_embedded_xml)
+    failed = 0
+    for path in files:
+        with open(path, "rb") as f:
+            content_hash = "blake3:" + blake3.blake3(f.read(), max_threads=1).hexdigest()
+        try:
+            document = extractor.extract(path, content_hash)
+        except ExtractionError as exc:
+            failed += 1
+            document = {"file": path, "error": {"code": exc.code, "message": exc.message}}
+        click.echo(json.dumps(document, ensure_ascii=False))
+    if failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

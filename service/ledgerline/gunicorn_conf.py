@@ -1,0 +1,49 @@
+"""Gunicorn settings for the API, in one file: `gunicorn -c python:ledgerline.gunicorn_conf`.
+
+Threads let a process hold `Prefer: wait` requests without blocking others; the timeout
+is above the longest allowed wait (60 s). With LEDGERLINE_EMBEDDED_WORKER=1 every API
+process also runs an extraction worker thread (the embedded default's one-command setup).
+"""
+import os
+import threading
+
+bind = os.environ.get("LEDGERLINE_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("LEDGERLINE_API_WORKERS", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("LEDGERLINE_API_THREADS", "8"))
+timeout = 90
+graceful_timeout = 30
+keepalive = 5
+max_requests = 5000
+max_requests_jitter = 500
+accesslog = "-" if os.environ.get("LEDGERLINE_ACCESS_LOG") == "1" else None
+errorlog = "-"
+loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
+
+_stop = threading.Event()
+
+
+def post_worker_init(worker):
+    if os.environ.get("LEDGERLINE_EMBEDDED_WORKER") != "1":
+        return
+    from ledgerline.service_layer.worker import Worker
+
+    services = worker.wsgi.extensions["ledgerline"]
+    thread = threading.Thread(target=Worker(services).run, args=(_stop,),
+                              name="embedded-worker", daemon=True)
+    thread.start()
+    worker._ledgerline_worker = thread
+
+
+def worker_exit(server, worker):
+    _stop.set()
+    thread = getattr(worker, "_ledgerline_worker", None)
+    if thread is not None:
+        thread.join(timeout=graceful_timeout)
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -1,0 +1,1 @@
+"""The HTTP edge: thin views over the service layer."""

@@ -1,0 +1,16 @@
+"""The Flask application factory."""
+from __future__ import annotations
+
+from flask import Flask
+
+from . import invoices, ops, problems
+
+
+def create_app(services) -> Flask:
+    app = Flask("ledgerline")
+    app.extensions["ledgerline"] = services
+    app.json.sort_keys = False
+    problems.install(app)
+    app.register_blueprint(ops.bp)
+    app.register_blueprint(invoices.bp)
+    return app

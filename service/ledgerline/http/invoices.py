@@ -1,0 +1,220 @@
+"""Invoice endpoints: upload, get, list (JSON or CSV) and the original file."""
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import time
+from datetime import date, datetime
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
+
+from ..adapters.db import invoices as reads
+from ..adapters.db.engine import transaction
+from ..adapters.storage import ObjectNotFound, StorageUnavailable
+from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
+from ..domain.identity import valid_account_name
+from ..domain.jobs import JobStatus
+from ..service_layer.intake import authorise_upload, upload
+from . import headers
+from .auth import current_caller
+
+bp = Blueprint("invoices", __name__)
+MAX_PAGE = 200
+
+
+def _services():
+    return current_app.extensions["ledgerline"]
+
+
+def _account(account: str) -> str:
+    if not valid_account_name(account):
+        raise BadRequest("account names are 2-63 characters of a-z, 0-9 and '-'")
+    return account
+
+
+@bp.post("/v1/accounts/<account>/invoices")
+def create_invoice(account: str):
+    services, caller = _services(), current_caller()
+    authorise_upload(caller, _account(account))
+    key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
+    fresh = headers.wants_fresh(request.headers.get("Cache-Control"))
+    wait = headers.prefer_wait(request.headers.get("Prefer"))
+    result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
+                    fresh=fresh)
+    if result.outcome is not None and result.outcome.value in ("miss", "bypass"):
+        services.work_available.set()
+    invoice = _wait_for(services, caller, account, result.invoice_id, wait)
+    location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
+    if result.replayed:
+        status = 200
+    else:
+        status = 202 if invoice["status"] in ("pending", "running") else 201
+    resp = jsonify(invoice)
+    resp.status_code = status
+    resp.headers["Location"] = location
+    if result.replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    else:
+        resp.headers["Ledgerline-Cache"] = result.outcome.value
+    if wait:
+        resp.headers["Preference-Applied"] = f"wait={wait}"
+    return resp
+
+
+def _body_stream(services):
+    limit = services.settings.max_upload_bytes
+    if request.content_length is not None and request.content_length > limit:
+        raise TooLarge(f"the upload is larger than {limit} bytes")
+    if request.mimetype == "multipart/form-data":
+        request.max_content_length = limit + 64 * 1024  # the form's own framing
+        file = request.files.get("file")
+        if file is None:
+            raise BadRequest("multipart uploads need a form field named 'file'")
+        return file.stream
+    return request.stream
+
+
+def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
+    deadline = time.monotonic() + seconds
+    delay = 0.01
+    while True:
+        with transaction(services.engine, write=False) as conn:
+            invoice = reads.get_invoice(conn, caller, account, invoice_id)
+        if JobStatus(invoice["status"]).finished or time.monotonic() >= deadline:
+            return invoice
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 2, 0.2)
+
+
+@bp.get("/v1/accounts/<account>/invoices/<invoice_id>")
+def get_invoice(account: str, invoice_id: str):
+    services, caller = _services(), current_caller()
+    with transaction(services.engine, write=False) as conn:
+        invoice = reads.get_invoice(conn, caller, _account(account), invoice_id)
+    if invoice is None:
+        raise NotFound("no such invoice")
+    return jsonify(invoice)
+
+
+@bp.get("/v1/accounts/<account>/invoices/<invoice_id>/file")
+def get_file(account: str, invoice_id: str):
+    services, caller = _services(), current_caller()
+    with transaction(services.engine, write=False) as conn:
+        key = reads.file_location(conn, caller, _account(account), invoice_id)
+    if key is None:
+        raise NotFound("no such invoice")
+    try:
+        body = services.store.open_stream(key)
+    except ObjectNotFound:
+        raise NotFound("the original is missing") from None
+    except StorageUnavailable as exc:
+        raise Unavailable("storage is unavailable") from exc
+
+    def chunks():
+        try:
+            while chunk := body.read(256 * 1024):
+                yield chunk
+        finally:
+            body.close()
+
+    resp = Response(stream_with_context(chunks()), mimetype="application/pdf")
+    resp.headers["Content-Disposition"] = f'attachment; filename="{invoice_id}.pdf"'
+    return resp
+
+
+@bp.get("/v1/accounts/<account>/invoices")
+def list_invoices(account: str):
+    services, caller = _services(), current_caller()
+    if not caller.can_enter(_account(account)):
+        raise NotFound(f"no account {account!r}")
+    flt = _list_filter(request.args)
+    with transaction(services.engine, write=False) as conn:
+        rows = reads.list_invoices(conn, caller, account, flt)
+    next_cursor = _cursor(rows[-1]) if len(rows) == flt.limit else None
+    if request.args.get("format") == "csv":
+        return _csv(rows, next_cursor)
+    return jsonify({"items": rows, "next_cursor": next_cursor})
+
+
+def _list_filter(args) -> reads.ListFilter:
+    status = args.get("status")
+    if status is not None and status not in {s.value for s in JobStatus}:
+        raise BadRequest("status must be one of pending, running, completed, failed")
+    fmt = args.get("format", "json")
+    if fmt not in ("json", "csv"):
+        raise BadRequest("format must be json or csv")
+    try:
+        limit = int(args.get("limit", 50))
+    except ValueError:
+        raise BadRequest("limit must be an integer") from None
+    if not 1 <= limit <= MAX_PAGE:
+        raise BadRequest(f"limit must be between 1 and {MAX_PAGE}")
+    seller = args.get("seller")
+    if seller is not None and (not seller.strip() or len(seller) > 200):
+        raise BadRequest("seller must be 1-200 characters")
+    return reads.ListFilter(status=status, issued_from=_iso_date(args, "issued_from"),
+                            issued_to=_iso_date(args, "issued_to"), seller=seller,
+                            after=_parse_cursor(args.get("cursor")), limit=limit)
+
+
+def _iso_date(args, name: str) -> str | None:
+    value = args.get(name)
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise BadRequest(f"{name} must be an ISO date (YYYY-MM-DD)") from None
+
+
+def _cursor(row: dict) -> str:
+    raw = f"{row['created_at']}|{row['id']}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _parse_cursor(value: str | None):
+    if not value:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
+        created, invoice_id = raw.split("|")
+        ts = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        if not invoice_id.startswith("inv_") or len(invoice_id) > 32:
+            raise ValueError
+        return ts, invoice_id
+    except ValueError:
+        raise BadRequest("cursor is not one this service issued") from None
+
+
+CSV_COLUMNS = ["id", "status", "created_at", "content_hash", "uploaded_by", *reads.SUMMARY_FIELDS]
+
+
+def _csv(rows: list[dict], next_cursor: str | None) -> Response:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        flat = {**row, **row["summary"], "uploaded_by": row["uploaded_by"]["key_id"]}
+        writer.writerow([_csv_safe(flat.get(col)) for col in CSV_COLUMNS])
+    resp = Response(out.getvalue(), mimetype="text/csv")
+    resp.headers["Content-Disposition"] = "attachment; filename=invoices.csv"
+    if next_cursor:
+        query = urlencode({**request.args.to_dict(), "cursor": next_cursor})
+        resp.headers["Link"] = f'<{request.path}?{query}>; rel="next"'
+    return resp
+
+
+def _csv_safe(value) -> str:
+    """Neutralise spreadsheet formulas in text that came from someone else's PDF."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text) else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False

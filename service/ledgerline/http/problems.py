@@ -1,0 +1,45 @@
+"""The one place that turns errors into application/problem+json (RFC 9457)."""
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from ..domain.errors import LedgerlineError, TooLarge
+
+log = logging.getLogger(__name__)
+PROBLEM = "application/problem+json"
+
+
+def problem(status: int, code: str, title: str, detail: str | None = None,
+            headers: dict | None = None) -> Response:
+    body = {"type": f"/problems/{code}", "code": code, "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    body["instance"] = request.path
+    resp = Response(json.dumps(body), status=status, mimetype=PROBLEM)
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def install(app: Flask) -> None:
+    @app.errorhandler(LedgerlineError)
+    def _domain(exc: LedgerlineError):
+        headers = {"WWW-Authenticate": 'Bearer realm="ledgerline"'} if exc.status == 401 else None
+        return problem(exc.status, exc.code, exc.title, exc.detail, headers)
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def _too_large(exc):
+        return _domain(TooLarge("the request body is larger than allowed"))
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        code = (exc.name or "error").lower().replace(" ", "_")
+        return problem(exc.code or 500, code, exc.name, exc.description)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem(500, "internal_error", "Internal error")
