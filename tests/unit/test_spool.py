@@ -1,0 +1,51 @@
+import io
+import os
+
+import blake3
+import pytest
+
+from ledgerline.domain.errors import EmptyBody, NotPdf, TooLarge
+from ledgerline.service_layer.spool import spool
+
+PDF = b"%PDF-1.7\n" + os.urandom(700_000)
+
+
+def test_spool_hashes_while_streaming(tmp_path):
+    spooled = spool(io.BytesIO(PDF), max_bytes=10**7, directory=str(tmp_path))
+    assert spooled.size == len(PDF)
+    assert spooled.content_hash == "blake3:" + blake3.blake3(PDF).hexdigest()
+    with open(spooled.path, "rb") as f:
+        assert f.read() == PDF
+
+
+class CountingStream(io.BytesIO):
+    read_bytes = 0
+
+    def read(self, n=-1):
+        chunk = super().read(n)
+        self.read_bytes += len(chunk)
+        return chunk
+
+
+def test_size_cap_is_enforced_mid_read_and_leaves_nothing(tmp_path):
+    stream = CountingStream(PDF * 20)
+    with pytest.raises(TooLarge):
+        spool(stream, max_bytes=1_000_000, directory=str(tmp_path))
+    assert stream.read_bytes < 2_000_000  # stopped soon after the cap, not at the end
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_non_pdf_bytes_are_refused_by_content(tmp_path):
+    with pytest.raises(NotPdf):
+        spool(io.BytesIO(b"PK\x03\x04 a zip file named invoice.pdf"), 10**6, str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pdf_header_after_leading_junk_is_accepted(tmp_path):
+    spooled = spool(io.BytesIO(b"\r\n" * 100 + PDF[:2000]), 10**6, str(tmp_path))
+    assert spooled.size == 2200
+
+
+def test_empty_body_is_refused(tmp_path):
+    with pytest.raises(EmptyBody):
+        spool(io.BytesIO(b""), 10**6, str(tmp_path))
