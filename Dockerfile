@@ -58,12 +58,11 @@ LABEL org.opencontainers.image.title="ledgerline" \
       org.opencontainers.image.description="Invoice extraction microservice (API and workers)" \
       org.opencontainers.image.licenses="Apache-2.0"
 
+# The gunicorn configuration module binds to LEDGERLINE_BIND (default 0.0.0.0:8000) and starts
+# LEDGERLINE_API_WORKERS processes; the default command runs the API only (no embedded worker).
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1 \
-    # gunicorn binds to localhost by default; in a container it must listen on all interfaces.
-    # Override the whole variable to change the port (and adjust the HEALTHCHECK/publish).
-    GUNICORN_CMD_ARGS="--bind=0.0.0.0:8000"
+    PYTHONDONTWRITEBYTECODE=1
 
 RUN groupadd --system --gid 10001 ledgerline \
     && useradd --system --uid 10001 --gid ledgerline --home-dir /app --shell /usr/sbin/nologin ledgerline \
@@ -81,5 +80,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status == 200 else 1)"]
 
 # Not an ENTRYPOINT, so that `docker run IMAGE ledgerline worker` (or `ledgerline db upgrade`)
-# replaces it. gunicorn handles SIGTERM itself as PID 1 (graceful shutdown).
+# replaces it. gunicorn and `ledgerline worker` both handle SIGTERM themselves (graceful stop).
 CMD ["gunicorn", "-c", "python:ledgerline.gunicorn_conf", "ledgerline.wsgi:app"]
