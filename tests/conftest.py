@@ -1,0 +1,130 @@
+"""Fixtures: every backend is real. The embedded default (SQLite + a local directory) is
+always available; the production backend (PostgreSQL + SeaweedFS S3) is started once per
+session on loopback, with a database cloned from a migrated template for every test."""
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ledgerline.adapters.db.accounts import caller_for_key, create_account, create_key
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.migrate import upgrade
+from ledgerline.bootstrap import bootstrap, utcnow
+from ledgerline.config import Settings
+from ledgerline.domain.identity import Role
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+BUCKET = "ledgerline-test"
+TEMPLATE_DB = "ledgerline_template"
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    from tests.servers import postgres_server
+
+    with postgres_server() as pg:
+        upgrade(pg.create_database(TEMPLATE_DB))
+        yield pg
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    from tests.servers import seaweed_s3_server
+
+    with seaweed_s3_server() as s3:
+        s3.create_bucket(BUCKET)
+        yield s3
+
+
+@dataclasses.dataclass
+class Backend:
+    name: str
+    database_url: str
+    storage_url: str
+    env: dict
+
+    def settings(self, **overrides) -> Settings:
+        return dataclasses.replace(Settings(database_url=self.database_url,
+                                            storage_url=self.storage_url), **overrides)
+
+
+def s3_env(s3) -> dict:
+    return {"AWS_ENDPOINT_URL_S3": s3.endpoint_url, "AWS_ACCESS_KEY_ID": "ledgerline",
+            "AWS_SECRET_ACCESS_KEY": "ledgerline", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(params=["embedded", "production"])
+def backend(request, tmp_path, monkeypatch):
+    if request.param == "embedded":
+        url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
+        upgrade(url)
+        yield Backend("embedded", url, f"file://{tmp_path}/objects", {})
+        return
+    pg = request.getfixturevalue("pg_server")
+    s3 = request.getfixturevalue("s3_server")
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    url = pg.create_database(name, template=TEMPLATE_DB)
+    env = s3_env(s3)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    yield Backend("production", url, f"s3://{BUCKET}/{name}", env)
+    pg.drop_database(name)
+
+
+@pytest.fixture
+def make_services(backend):
+    """Build services on the test's backend; engines are disposed at the end."""
+    built = []
+
+    def make(**kwargs):
+        settings = kwargs.pop("settings", None) or backend.settings(
+            **{k: kwargs.pop(k) for k in list(kwargs) if k in Settings.__dataclass_fields__})
+        services = bootstrap(settings, **kwargs)
+        built.append(services)
+        return services
+
+    yield make
+    for services in built:
+        services.engine.dispose()
+
+
+@dataclasses.dataclass
+class Tenant:
+    account: str
+    keys: dict  # role name -> secret
+
+    def caller(self, services, role: str):
+        with transaction(services.engine, write=False) as conn:
+            return caller_for_key(conn, self.keys[role])
+
+
+def make_tenant(services, account: str) -> Tenant:
+    keys = {}
+    with transaction(services.engine, write=True) as conn:
+        create_account(conn, account, utcnow())
+        for role in ("customer", "supplier", "dashboard"):
+            keys[role] = create_key(conn, Role(role), account, f"{role} of {account}", utcnow())[1]
+        keys["supplier2"] = create_key(conn, Role.SUPPLIER, account, "second supplier", utcnow())[1]
+    return Tenant(account, keys)
+
+
+def operator_key(services) -> str:
+    with transaction(services.engine, write=True) as conn:
+        return create_key(conn, Role.OPERATOR, None, "ops", utcnow())[1]
+
+
+def corpus_pdfs(limit: int | None = None) -> list[Path]:
+    """Text-layer corpus PDFs, smallest first; skips the test where the corpus is absent."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.exists():
+        pytest.skip(f"invoice corpus not found at {CORPUS}")
+    import csv
+
+    with manifest.open() as f:
+        rows = [r for r in csv.DictReader(f, delimiter="\t") if r["has_text_layer"] == "yes"]
+    paths = sorted((CORPUS / r["pdf"] for r in rows), key=lambda p: p.stat().st_size)
+    return paths[:limit] if limit else paths

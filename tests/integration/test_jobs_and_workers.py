@@ -1,0 +1,205 @@
+"""The job table and the worker: in-flight joining, leases, fencing and the call ledger."""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import select
+
+from ledgerline.adapters.db import jobs as job_table
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
+from ledgerline.extraction.errors import ExtractionError
+from ledgerline.http.app import create_app
+from ledgerline.service_layer.worker import Worker
+from tests.conftest import make_tenant
+from tests.fakes import ControlledExtractor, FakeClock, pdf_bytes
+
+
+def post(client, key, body, **headers):
+    return client.post("/v1/accounts/acme/invoices", data=body,
+                       headers={"Authorization": f"Bearer {key}",
+                                "Content-Type": "application/pdf", **headers})
+
+
+def ledger(services):
+    with transaction(services.engine, write=False) as conn:
+        return conn.execute(select(model_calls).order_by(model_calls.c.id)).all()
+
+
+def test_twenty_concurrent_identical_uploads_make_one_model_call(make_services):
+    gate = threading.Event()
+    extractor = ControlledExtractor(gate=gate)
+    services = make_services(extractor=extractor)
+    tenant = make_tenant(services, "acme")
+    app = create_app(services)
+    stop = threading.Event()
+    worker = threading.Thread(target=Worker(services).run, args=(stop,))
+    worker.start()
+    body = pdf_bytes("burst")
+    keys = [tenant.keys["customer"], tenant.keys["supplier"]]
+
+    def upload(i):
+        return post(app.test_client(), keys[i % 2], body, Prefer="wait=20")
+
+    try:
+        with ThreadPoolExecutor(20) as pool:
+            futures = [pool.submit(upload, i) for i in range(20)]
+            assert extractor.started.wait(10)
+            gate.set()
+            responses = [f.result() for f in futures]
+    finally:
+        stop.set()
+        worker.join()
+    outcomes = sorted(r.headers["Ledgerline-Cache"] for r in responses)
+    assert outcomes.count("miss") == 1
+    assert set(outcomes) <= {"miss", "joined", "hit"}
+    assert all(r.status_code == 201 and r.json["status"] == "completed" for r in responses)
+    assert {r.json["extraction"]["fields"]["invoice_number"]["value"] for r in responses} == {"CALL-1"}
+    assert len({r.json["id"] for r in responses}) == 20
+    assert len(extractor.calls) == 1 and len(ledger(services)) == 1
+
+
+def test_claims_raise_the_fencing_token_and_never_hand_out_a_job_twice(make_services):
+    clock = FakeClock()
+    services = make_services(extractor=ControlledExtractor(), clock=clock)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    for i in range(6):
+        post(client, tenant.keys["customer"], pdf_bytes(f"c{i}"))
+
+    def claim(name):
+        with transaction(services.engine, write=True) as conn:
+            return job_table.claim_next(conn, name, clock(), 30)
+
+    with ThreadPoolExecutor(6) as pool:
+        claims = list(pool.map(claim, [f"w{i}" for i in range(6)]))
+    assert len({c.claim.job_id for c in claims}) == 6
+    assert all(c.claim.token == 1 for c in claims)
+    assert claim("late") is None
+    clock.advance(31)
+    again = claim("rescuer")
+    assert again is not None and again.claim.token == 2
+
+
+def test_a_worker_that_lost_its_lease_cannot_publish_and_its_call_is_still_recorded(make_services):
+    clock = FakeClock()
+    gate = threading.Event()
+    slow = ControlledExtractor(gate=gate)
+    paused = make_services(extractor=slow, clock=clock, lease_seconds=30)
+    rescuer = make_services(extractor=ControlledExtractor(), clock=clock, lease_seconds=30)
+    tenant = make_tenant(paused, "acme")
+    client = create_app(paused).test_client()
+    invoice = post(client, tenant.keys["customer"], pdf_bytes("fenced")).json
+
+    stale = threading.Thread(target=Worker(paused, name="stale").run_once)
+    stale.start()
+    assert slow.started.wait(10)           # the first worker is inside its model call ...
+    clock.advance(45)                      # ... and stalls past its lease
+    assert Worker(rescuer, name="rescuer").run_once()
+    gate.set()                             # the stale worker wakes up and tries to publish
+    stale.join()
+
+    calls = ledger(paused)
+    assert [(c.worker, c.fencing_token, c.outcome) for c in calls] == [
+        ("stale", 1, "discarded"), ("rescuer", 2, "published")]
+    with transaction(paused.engine, write=False) as conn:
+        job = conn.execute(select(jobs).where(jobs.c.status == "completed")).one()
+        entry = conn.execute(select(cache_entries)).one()
+    assert job.fencing_token == 2 and job.result_id == entry.result_id
+    got = client.get(f"/v1/accounts/acme/invoices/{invoice['id']}",
+                     headers={"Authorization": f"Bearer {tenant.keys['customer']}"}).json
+    assert got["extraction"]["fields"]["invoice_number"]["value"] == "CALL-1"  # the rescuer's
+
+
+def test_renewal_keeps_the_lease_and_fails_once_it_is_lost(make_services):
+    clock = FakeClock()
+    services = make_services(extractor=ControlledExtractor(), clock=clock)
+    tenant = make_tenant(services, "acme")
+    post(create_app(services).test_client(), tenant.keys["customer"], pdf_bytes("renew"))
+    with transaction(services.engine, write=True) as conn:
+        held = job_table.claim_next(conn, "w1", clock(), 30)
+    clock.advance(20)
+    with transaction(services.engine, write=True) as conn:
+        renewed = job_table.renew(conn, held.claim, clock(), 30)
+    assert renewed and renewed.expires_at > held.claim.expires_at
+    clock.advance(25)  # past the first expiry, within the renewed one: still ours
+    with transaction(services.engine, write=True) as conn:
+        assert job_table.claim_next(conn, "w2", clock(), 30) is None
+    clock.advance(10)  # now the renewed lease ran out
+    with transaction(services.engine, write=True) as conn:
+        assert job_table.claim_next(conn, "w2", clock(), 30) is not None
+        assert job_table.renew(conn, held.claim, clock(), 30) is None
+
+
+def test_failures_are_not_cached_and_a_new_upload_runs_again(make_services):
+    extractor = ControlledExtractor(failures=[ExtractionError("pdf_malformed", "broken xref")])
+    services = make_services(extractor=extractor)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    key = tenant.keys["customer"]
+    first = post(client, key, pdf_bytes("bad")).json
+    Worker(services).run_once()
+    got = client.get(f"/v1/accounts/acme/invoices/{first['id']}",
+                     headers={"Authorization": f"Bearer {key}"}).json
+    assert got["status"] == "failed"
+    assert got["error"] == {"code": "pdf_malformed", "message": "broken xref"}
+    retry = post(client, key, pdf_bytes("bad"))
+    assert retry.headers["Ledgerline-Cache"] == "miss"
+    Worker(services).run_once()
+    assert len(extractor.calls) == 2
+    assert [c.outcome for c in ledger(services)] == ["failed", "published"]
+
+
+def test_transient_failures_are_retried_with_backoff(make_services):
+    clock = FakeClock()
+    extractor = ControlledExtractor(failures=[ExtractionError("io", "hiccup", transient=True)])
+    services = make_services(extractor=extractor, clock=clock)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    invoice = post(client, tenant.keys["customer"], pdf_bytes("flaky")).json
+    assert Worker(services).run_once()
+    assert not Worker(services).run_once()  # backing off: not claimable yet
+    clock.advance(1)
+    assert Worker(services).run_once()
+    got = client.get(f"/v1/accounts/acme/invoices/{invoice['id']}",
+                     headers={"Authorization": f"Bearer {tenant.keys['customer']}"}).json
+    assert got["status"] == "completed" and got["error"] is None
+    assert len(extractor.calls) == 2
+
+
+def test_joined_uploads_share_the_leaders_failure(make_services):
+    extractor = ControlledExtractor(failures=[ExtractionError("no_text_layer", "scanned")])
+    services = make_services(extractor=extractor)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    lead = post(client, tenant.keys["customer"], pdf_bytes("scan"))
+    joined = post(client, tenant.keys["supplier"], pdf_bytes("scan"))
+    assert joined.headers["Ledgerline-Cache"] == "joined"
+    Worker(services).run_once()
+    got = client.get(joined.headers["Location"],
+                     headers={"Authorization": f"Bearer {tenant.keys['supplier']}"}).json
+    assert got["status"] == "failed" and got["error"]["code"] == "no_text_layer"
+    assert lead.json["id"] != got["id"]
+
+
+@pytest.mark.parametrize("mode", ["off", "shadow"])
+def test_cache_modes_change_what_is_served(make_services, mode):
+    from ledgerline.domain.cache import CacheMode
+
+    extractor = ControlledExtractor()
+    services = make_services(extractor=extractor, cache_mode=CacheMode(mode))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    key = tenant.keys["customer"]
+    post(client, key, pdf_bytes("m"))
+    second = post(client, key, pdf_bytes("m"))  # identical work in flight
+    assert second.headers["Ledgerline-Cache"] == ("joined" if mode == "off" else "miss")
+    while Worker(services).run_once():
+        pass
+    third = post(client, key, pdf_bytes("m"))  # a finished result exists
+    assert third.headers["Ledgerline-Cache"] == "miss"
+    with transaction(services.engine, write=False) as conn:
+        would_be = [r.would_be for r in conn.execute(select(jobs).order_by(jobs.c.created_at))]
+    assert would_be == ([None, None, None] if mode == "off" else [None, "joined", "hit"])
