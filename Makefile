@@ -1,0 +1,45 @@
+# make serve  — run the service on the embedded default (SQLite + ./var/objects)
+# make test   — the whole suite, against real PostgreSQL and SeaweedFS started on loopback
+# make venv   — .venv with the package (editable) and its test dependencies
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.ledgerline-installed
+
+# `make test PYTEST_ARGS=tests/unit`; `make test PYTEST_XDIST=` runs in one process.
+PYTEST_XDIST ?= -n auto
+PYTEST_ARGS ?=
+SERVE_ARGS ?=
+BENCH ?= bench/run.py
+BENCH_ARGS ?=
+
+.PHONY: venv system-deps test serve bench lint clean
+
+venv: $(STAMP)
+
+# Reinstalls only when the dependencies change; the editable install picks up code changes.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+system-deps:
+	scripts/install-system-deps
+
+test: system-deps venv
+	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
+
+serve: venv
+	$(VENV)/bin/ledgerline db upgrade && exec $(VENV)/bin/ledgerline serve $(SERVE_ARGS)
+
+bench: venv
+	@test -f $(BENCH) || { echo "no benchmark at $(BENCH)" >&2; exit 1; }
+	$(PY) $(BENCH) $(BENCH_ARGS)
+
+lint: venv
+	$(PY) -m ruff --version >/dev/null 2>&1 || $(PY) -m pip install --quiet ruff
+	$(PY) -m ruff check service tests
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache
