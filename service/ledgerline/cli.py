@@ -5,7 +5,6 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import threading
 
 import click
@@ -104,7 +103,6 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
         upgrade(settings.database_url)  # the embedded default sets itself up
     env = dict(os.environ)
     env["LEDGERLINE_EMBEDDED_WORKER"] = "0" if no_embedded_worker else "1"
-    env.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="ledgerline-metrics-"))
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:ledgerline.gunicorn_conf",
             "--bind", f"{host}:{port}", "--workers", str(workers), "ledgerline.wsgi:app"]
     os.execve(sys.executable, argv, env)
@@ -156,6 +154,43 @@ def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
         click.echo(json.dumps(document, ensure_ascii=False))
     if failed:
         sys.exit(1)
+
+
+@main.group()
+def report() -> None:
+    """Operator reports."""
+
+
+@report.command("duplicates")
+@click.option("--day", help="one UTC day, YYYY-MM-DD")
+@click.option("--from", "first", help="first UTC day of a range (with --to; one row per day)")
+@click.option("--to", "last", help="last UTC day of a range, inclusive")
+@click.option("--format", "fmt", type=click.Choice(["json", "table"]), default="json",
+              show_default=True)
+def report_duplicates(day: str | None, first: str | None, last: str | None, fmt: str) -> None:
+    """How much model spend repeats work, and what caching saves (or would save)."""
+    from .adapters.db.engine import make_engine
+    from .domain.errors import BadRequest
+    from .reporting_format import duplicates_table
+    from .service_layer.report import days, duplicate_report
+
+    try:
+        span = days(day=day, first=first, last=last)
+    except BadRequest as exc:
+        raise click.UsageError(exc.detail) from None
+    settings = Settings.from_env()
+    engine = make_engine(settings.database_url)
+    try:
+        reports = duplicate_report(engine, settings, span)
+    finally:
+        engine.dispose()
+    if fmt == "table":
+        click.echo(duplicates_table(reports))
+    elif day is not None:
+        click.echo(json.dumps(reports[0]))
+    else:
+        click.echo(json.dumps({"from": span.first.isoformat(), "to": span.last.isoformat(),
+                               "days": reports}))
 
 
 if __name__ == "__main__":

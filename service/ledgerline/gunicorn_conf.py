@@ -5,7 +5,12 @@ is above the longest allowed wait (60 s). With LEDGERLINE_EMBEDDED_WORKER=1 ever
 process also runs an extraction worker thread (the embedded default's one-command setup).
 """
 import os
+import tempfile
 import threading
+
+# Metrics from every process: prometheus-client's multi-process mode needs a shared directory
+# chosen before the workers fork and import it.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="ledgerline-metrics-"))
 
 bind = os.environ.get("LEDGERLINE_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("LEDGERLINE_API_WORKERS", "2"))
