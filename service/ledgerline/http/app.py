@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from . import invoices, ops, problems
+from . import invoices, ops, problems, reports
 
 
 def create_app(services) -> Flask:
@@ -13,4 +13,5 @@ def create_app(services) -> Flask:
     problems.install(app)
     app.register_blueprint(ops.bp)
     app.register_blueprint(invoices.bp)
+    app.register_blueprint(reports.bp)
     return app

@@ -1,0 +1,123 @@
+"""The duplicate-work report: how much model spend repeats work, and what caching saves.
+
+The database does the counting (adapters.db.report); this module checks the days asked
+for, fills in days without traffic, and shapes the contract's JSON document.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+
+from ..adapters.db import report as queries
+from ..adapters.db.engine import transaction
+from ..domain.errors import BadRequest
+
+MAX_DAYS = 366
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class InvalidDay(BadRequest):
+    code = "invalid_day"
+    title = "Not a day in the form YYYY-MM-DD"
+
+
+class InvalidRange(BadRequest):
+    code = "invalid_range"
+    title = "Not a usable range of days"
+
+
+def parse_day(value: str | None, name: str = "day") -> date:
+    if not value or not _DAY.match(value):
+        raise InvalidDay(f"{name} must be a date in the form YYYY-MM-DD, e.g. 2026-11-29")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise InvalidDay(f"{name} {value!r} is not a calendar day") from None
+
+
+@dataclass(frozen=True)
+class Days:
+    first: date
+    last: date
+
+    def __iter__(self):
+        day = self.first
+        while day <= self.last:
+            yield day
+            day += timedelta(days=1)
+
+
+def days(*, day: str | None = None, first: str | None = None, last: str | None = None) -> Days:
+    """One day, or an inclusive range of at most MAX_DAYS days."""
+    if day is not None:
+        if first is not None or last is not None:
+            raise InvalidRange("ask for one day, or for a range with from and to, not both")
+        one = parse_day(day)
+        return Days(one, one)
+    if first is None or last is None:
+        raise InvalidDay("give a day (YYYY-MM-DD), or both from and to for a range")
+    span = Days(parse_day(first, "from"), parse_day(last, "to"))
+    if span.last < span.first:
+        raise InvalidRange("to must not be before from")
+    if (span.last - span.first).days + 1 > MAX_DAYS:
+        raise InvalidRange(f"a range covers at most {MAX_DAYS} days")
+    return span
+
+
+def duplicate_report(engine, settings, span: Days) -> list[dict]:
+    """One report document per day of the span, oldest first (days without calls included)."""
+    with transaction(engine, write=False) as conn:
+        ops = queries.operation_rows(conn, span.first, span.last,
+                                     lease_seconds=settings.lease_seconds)
+        reqs = {r.day: r for r in queries.request_rows(conn, span.first, span.last)}
+    by_day: dict[date, list[queries.OperationRow]] = {}
+    for row in ops:
+        by_day.setdefault(row.day, []).append(row)
+    return [_document(day, by_day.get(day, []), reqs.get(day), settings.price_per_call)
+            for day in span]
+
+
+def _document(day: date, ops: list, req, price: Decimal) -> dict:
+    model_calls = sum(op.calls for op in ops)
+    hits, joined = (req.cache_hits, req.joined) if req else (0, 0)
+    would_hits, would_joined = (req.would_be_hits, req.would_be_joined) if req else (0, 0)
+    return {
+        "day": day.isoformat(),
+        "operations": [_operation(op) for op in ops],
+        "requests": {
+            "total": req.total if req else 0,
+            "cache_hits": hits,
+            "joined": joined,
+            "bypass": req.bypass if req else 0,
+            "model_calls": model_calls,
+            "cost_avoided": money((hits + joined) * price),
+            "would_be_hits": would_hits,
+            "would_be_joined": would_joined,
+            "cost_would_be_avoided": money((would_hits + would_joined) * price),
+        },
+    }
+
+
+def _operation(op) -> dict:
+    repeats = op.calls - op.distinct_hashes
+    return {
+        "operation": op.operation,
+        "calls": op.calls,
+        "distinct_hashes": op.distinct_hashes,
+        "repeat_calls": repeats,
+        "repeat_share": round(repeats / op.calls, 4) if op.calls else 0.0,
+        "cost": money(op.cost),
+        "repeat_cost": money(op.repeat_cost),
+        "overlapping_calls": op.overlapping_calls,
+        "overlapping_cost": money(op.overlapping_cost),
+        # Not in the contract: the overlapping calls that in-flight joining would remove
+        # (each overlapping group keeps its first call).
+        "overlapping_repeat_calls": op.overlapping_repeat_calls,
+    }
+
+
+def money(value) -> float:
+    """USD as a JSON number, to the micro-dollar the ledger keeps (160.0, 0.48)."""
+    return float(Decimal(value).quantize(Decimal("0.000001")))
