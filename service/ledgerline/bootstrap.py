@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 
 from .adapters.db.engine import make_engine
 from .adapters.extractor import Extractor, PdfExtractor
+from .adapters.sandbox import SandboxedExtractor, SandboxLimits
 from .adapters.storage import ObjectStore, open_store
 from .config import Settings
 
@@ -37,6 +38,7 @@ def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
         settings=settings,
         engine=engine or make_engine(settings.database_url),
         store=store or open_store(settings.storage_url),
-        extractor=extractor or PdfExtractor(),
+        extractor=extractor or SandboxedExtractor(PdfExtractor(),
+                                                  SandboxLimits.from_settings(settings)),
         clock=clock or utcnow,
     )

@@ -17,6 +17,10 @@ class Settings:
     max_upload_bytes: int = 26_214_400
     lease_seconds: float = 30.0
     spool_dir: str | None = None  # where uploads are streamed before storing; None = system temp
+    extract_timeout_seconds: float = 60.0  # wall and CPU time for one document's extraction
+    extract_memory_mb: int = 1024  # address-space limit of the extraction child
+    extract_max_pages: int = 500
+    extract_max_decompressed_mb: int = 200  # all of a document's streams, inflated
     extra: dict = field(default_factory=dict)
 
     @classmethod
@@ -35,4 +39,10 @@ class Settings:
             max_upload_bytes=int(env.get("LEDGERLINE_MAX_UPLOAD_BYTES") or d.max_upload_bytes),
             lease_seconds=float(env.get("LEDGERLINE_LEASE_SECONDS") or d.lease_seconds),
             spool_dir=env.get("LEDGERLINE_SPOOL_DIR") or None,
+            extract_timeout_seconds=float(env.get("LEDGERLINE_EXTRACT_TIMEOUT_SECONDS")
+                                          or d.extract_timeout_seconds),
+            extract_memory_mb=int(env.get("LEDGERLINE_EXTRACT_MEMORY_MB") or d.extract_memory_mb),
+            extract_max_pages=int(env.get("LEDGERLINE_EXTRACT_MAX_PAGES") or d.extract_max_pages),
+            extract_max_decompressed_mb=int(env.get("LEDGERLINE_EXTRACT_MAX_DECOMPRESSED_MB")
+                                            or d.extract_max_decompressed_mb),
         )

@@ -1,0 +1,316 @@
+"""Cheap structural checks that run before full parsing, inside the sandboxed child.
+
+A hostile PDF is cheapest to refuse before layout analysis starts: a page tree that loops or
+declares ten thousand pages, an encryption dictionary we cannot open, or a stream that inflates to
+gigabytes. Streams are measured, never kept: each filter chain is decoded incrementally against a
+budget shared by the whole document, so a decompression bomb stops at the budget, not at the
+end of its output.
+"""
+from __future__ import annotations
+
+import io
+import zlib
+from dataclasses import dataclass
+
+from pdfminer.ascii85 import ascii85decode, asciihexdecode
+from pdfminer.lzw import LZWDecoder
+from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError
+from pdfminer.pdfparser import PDFParser
+from pdfminer.pdftypes import (
+    LITERALS_ASCII85_DECODE,
+    LITERALS_ASCIIHEX_DECODE,
+    LITERALS_CCITTFAX_DECODE,
+    LITERALS_FLATE_DECODE,
+    LITERALS_LZW_DECODE,
+    LITERALS_RUNLENGTH_DECODE,
+    PDFException,
+    PDFObjRef,
+    PDFStream,
+    resolve1,
+)
+from pdfminer.psparser import PSException, PSLiteral
+
+from ..extraction.errors import ExtractionError
+
+CHUNK = 1024 * 1024
+MAX_TREE_NODES = 200_000  # page-tree nodes visited before we call the tree malformed
+MAX_PARENT_CHAIN = 64
+
+
+@dataclass(frozen=True)
+class PreflightLimits:
+    max_pages: int
+    max_decompressed_bytes: int
+
+
+@dataclass(frozen=True)
+class PreflightReport:
+    pages: int
+    decompressed_bytes: int
+    streams: int
+
+
+class _Budget:
+    def __init__(self, limit: int):
+        self.limit, self.used = limit, 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def spend(self, n: int) -> None:
+        self.used += n
+        if self.used > self.limit:
+            raise _over_budget(self.limit)
+
+
+def _over_budget(limit: int) -> ExtractionError:
+    return ExtractionError(
+        "pdf_too_large", f"streams decompress to more than {limit // (1024 * 1024)} MB")
+
+
+def check_pdf(path: str, limits: PreflightLimits) -> PreflightReport:
+    """Raise ExtractionError (pdf_malformed, pdf_encrypted, pdf_too_large) or report sizes."""
+    with open(path, "rb") as fp:
+        if b"%PDF-" not in fp.read(1024):
+            raise ExtractionError("pdf_malformed", "not a PDF file (no %PDF- header)")
+        fp.seek(0)
+        try:
+            doc = PDFDocument(PDFParser(fp), password="")
+        except PDFEncryptionError as exc:
+            raise ExtractionError("pdf_encrypted", "the PDF is encrypted with a password") from exc
+        except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {exc}") from exc
+        except RecursionError as exc:
+            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+        try:
+            pages = count_pages(doc, limits.max_pages)
+            budget = _Budget(limits.max_decompressed_bytes)
+            streams = measure_streams(doc, budget)
+        except ExtractionError:
+            raise
+        except PDFEncryptionError as exc:
+            raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
+        except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError,
+                AssertionError, zlib.error) as exc:
+            raise ExtractionError("pdf_malformed", f"cannot read the PDF: {exc}") from exc
+        except RecursionError as exc:
+            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+    return PreflightReport(pages=pages, decompressed_bytes=budget.used, streams=streams)
+
+
+# -- the page tree ---------------------------------------------------------------------------
+
+def _type_name(node: dict) -> str | None:
+    t = resolve1(node.get("Type"))
+    return t.name if isinstance(t, PSLiteral) else None
+
+
+def count_pages(doc: PDFDocument, max_pages: int) -> int:
+    """Leaves of the page tree, walked iteratively; loops are malformed, too many is too large."""
+    root_ref = doc.catalog.get("Pages")
+    root = resolve1(root_ref)
+    if not isinstance(root, dict):
+        raise ExtractionError("pdf_malformed", "the catalog has no page tree")
+    declared = resolve1(root.get("Count"))
+    if isinstance(declared, int) and declared > max_pages:
+        raise ExtractionError("pdf_too_large", f"{declared} pages; the limit is {max_pages}")
+
+    pages = 0
+    on_path: set[int] = set()  # indirect objects on the current root-to-node path
+    seen: set[int] = set()  # a DAG that lists a subtree many times must not blow up
+    stack: list = [(root_ref, False)]
+    visited = 0
+    while stack:
+        ref, leaving = stack.pop()
+        objid = ref.objid if isinstance(ref, PDFObjRef) else None
+        if leaving:
+            on_path.discard(objid)
+            continue
+        visited += 1
+        if visited > MAX_TREE_NODES:
+            raise ExtractionError("pdf_malformed", "the page tree is implausibly large")
+        if objid is not None:
+            if objid in on_path:
+                raise ExtractionError("pdf_malformed", "the page tree contains a cycle")
+            if objid in seen:
+                continue  # listed twice: count it once, as pdfminer does
+            on_path.add(objid)
+            seen.add(objid)
+            stack.append((ref, True))
+        node = resolve1(ref)
+        if not isinstance(node, dict):
+            continue
+        kids = resolve1(node.get("Kids"))
+        if _type_name(node) == "Page" or (kids is None and "Contents" in node):
+            pages += 1
+            if pages > max_pages:
+                raise ExtractionError("pdf_too_large", f"more than {max_pages} pages")
+            _check_parent_chain(node)
+        elif isinstance(kids, list):
+            stack.extend((kid, False) for kid in reversed(kids))
+    if pages == 0:
+        raise ExtractionError("pdf_malformed", "the PDF has no pages")
+    return pages
+
+
+def _check_parent_chain(page: dict) -> None:
+    """Attributes are inherited up /Parent; a loop there hangs any reader that follows it."""
+    seen: set[int] = set()
+    ref = page.get("Parent")
+    for _ in range(MAX_PARENT_CHAIN):
+        if ref is None:
+            return
+        if isinstance(ref, PDFObjRef):
+            if ref.objid in seen:
+                raise ExtractionError("pdf_malformed", "the page tree's /Parent links loop")
+            seen.add(ref.objid)
+        node = resolve1(ref)
+        if not isinstance(node, dict):
+            return
+        ref = node.get("Parent")
+    raise ExtractionError("pdf_malformed", "the page tree nests too deeply")
+
+
+# -- streams -----------------------------------------------------------------------------------
+
+def _top_level_objids(doc: PDFDocument):
+    """Objects stored directly in the file; streams can never live inside object streams."""
+    seen: set[int] = set()
+    for xref in doc.xrefs:
+        for objid in xref.get_objids():
+            if objid in seen:
+                continue
+            seen.add(objid)
+            try:
+                strmid, _, _ = xref.get_pos(objid)
+            except KeyError:
+                continue
+            if strmid is None:
+                yield objid
+
+
+def measure_streams(doc: PDFDocument, budget: _Budget) -> int:
+    count = 0
+    for objid in _top_level_objids(doc):
+        try:
+            obj = doc.getobj(objid)
+        except (PDFException, PSException):
+            continue  # a dangling xref entry; the parser skips it the same way
+        if isinstance(obj, PDFStream):
+            count += 1
+            _check_image_size(obj, budget.limit)
+            budget.spend(decoded_size(obj, budget.left))
+    return count
+
+
+def _check_image_size(stream: PDFStream, limit: int) -> None:
+    if _name(stream.get("Subtype")) != "Image":
+        return
+    w, h = resolve1(stream.get("Width")), resolve1(stream.get("Height"))
+    bpc = resolve1(stream.get("BitsPerComponent")) or 8
+    if not all(isinstance(v, int) for v in (w, h, bpc)):
+        return
+    if w < 0 or h < 0:
+        raise ExtractionError("pdf_malformed", "an image has negative dimensions")
+    if w * h * max(bpc, 1) * 4 // 8 > limit:  # at most four components
+        raise ExtractionError("pdf_too_large", f"an image of {w}x{h} pixels")
+
+
+def _name(v) -> str | None:
+    v = resolve1(v)
+    return v.name if isinstance(v, PSLiteral) else None
+
+
+def decoded_size(stream: PDFStream, limit: int) -> int:
+    """Size of the stream after its filter chain, decoding at most `limit` bytes of output."""
+    data = stream.rawdata if stream.rawdata is not None else stream.data
+    if data is None:
+        return 0
+    declared = resolve1(stream.get("DL"))
+    if isinstance(declared, int) and declared > limit:
+        raise _over_budget_left(limit)
+    if stream.rawdata is not None and stream.decipher and stream.objid is not None:
+        data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
+    size = len(data)
+    for f, params in stream.get_filters():
+        if f in LITERALS_FLATE_DECODE:
+            data = _inflate(data, limit)
+        elif f in LITERALS_LZW_DECODE:
+            data = _lzw(data, limit)
+        elif f in LITERALS_RUNLENGTH_DECODE:
+            data = _runlength(data, limit)
+        elif f in LITERALS_ASCII85_DECODE:
+            data = ascii85decode(data)  # output is smaller than input
+        elif f in LITERALS_ASCIIHEX_DECODE:
+            data = asciihexdecode(data)
+        elif f in LITERALS_CCITTFAX_DECODE:
+            _check_ccitt(params, limit)
+            break  # pdfminer decodes fax data only when asked; its size is now bounded
+        else:
+            break  # images (DCT, JPX, JBIG2) and unknown filters: pdfminer does not inflate them
+        size = len(data)
+        if size > limit:
+            raise _over_budget_left(limit)
+    return size
+
+
+def _over_budget_left(limit: int) -> ExtractionError:
+    return ExtractionError("pdf_too_large", "a stream decompresses past the size limit "
+                           f"({limit // (1024 * 1024)} MB left of the document's budget)")
+
+
+def _inflate(data: bytes, limit: int) -> bytes:
+    d = zlib.decompressobj()
+    out = bytearray()
+    chunk = data
+    try:
+        while chunk:
+            out += d.decompress(chunk, min(CHUNK, limit + 1 - len(out)))
+            if len(out) > limit:
+                raise _over_budget_left(limit)
+            chunk = d.unconsumed_tail
+            if d.eof:
+                break
+        out += d.flush()
+    except zlib.error:
+        pass  # pdfminer recovers what it can from corrupt data, and so do we
+    if len(out) > limit:
+        raise _over_budget_left(limit)
+    return bytes(out)
+
+
+def _lzw(data: bytes, limit: int) -> bytes:
+    out = bytearray()
+    for piece in LZWDecoder(io.BytesIO(data)).run():
+        out += piece
+        if len(out) > limit:
+            raise _over_budget_left(limit)
+    return bytes(out)
+
+
+def _runlength(data: bytes, limit: int) -> bytes:
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        length = data[i]
+        if length == 128:
+            break
+        if length < 128:
+            out += data[i + 1 : i + 2 + length]
+            i += length + 2
+        else:
+            out += data[i + 1 : i + 2] * (257 - length)
+            i += 2
+        if len(out) > limit:
+            raise _over_budget_left(limit)
+    return bytes(out)
+
+
+def _check_ccitt(params, limit: int) -> None:
+    params = resolve1(params) if params else {}
+    if not isinstance(params, dict):
+        return
+    cols, rows = resolve1(params.get("Columns", 1728)), resolve1(params.get("Rows", 0))
+    if isinstance(cols, int) and isinstance(rows, int) and cols * rows // 8 > limit:
+        raise _over_budget_left(limit)

@@ -1,0 +1,249 @@
+"""Run each extraction in a fresh child process with CPU, wall-time and memory limits.
+
+PDF parsers are large, pure-Python state machines fed by strangers; one crafted file can spin a
+CPU, inflate gigabytes or recurse until the process dies. So the worker never parses a PDF in its
+own process: every document gets a child forked from a small, pre-loaded fork server (a fork is
+milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more), with
+RLIMIT_AS and RLIMIT_CPU set before it opens the file and a wall-clock deadline the parent enforces
+by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes) runs in the
+child before full parsing. Whatever happens in the child comes back as an ExtractionError with a
+stable code; the worker process carries on.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import resource
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+from ..extraction.errors import ExtractionError
+from .preflight import PreflightLimits, check_pdf
+
+log = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+POLL_SECONDS = 0.1  # how often a waiting parent looks at an external cancel event
+# Modules every child needs, imported once in the fork server instead of once per document.
+PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.extractor",
+           "ledgerline.extraction"]
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    timeout_seconds: float = 60.0
+    memory_mb: int = 1024
+    max_pages: int = 500
+    max_decompressed_mb: int = 200
+    cpu_seconds: float | None = None  # None: the same as the wall-clock timeout
+
+    @classmethod
+    def from_settings(cls, settings) -> "SandboxLimits":
+        return cls(timeout_seconds=settings.extract_timeout_seconds,
+                   memory_mb=settings.extract_memory_mb,
+                   max_pages=settings.extract_max_pages,
+                   max_decompressed_mb=settings.extract_max_decompressed_mb)
+
+    @property
+    def cpu_limit(self) -> int:
+        """RLIMIT_CPU counts whole seconds."""
+        return max(1, math.ceil(self.cpu_seconds or self.timeout_seconds))
+
+
+class Cancelled(ExtractionError):
+    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it."""
+
+    def __init__(self, message: str = "extraction cancelled by shutdown"):
+        super().__init__("extraction_cancelled", message, transient=True)
+
+
+class SandboxedExtractor:
+    """The Extractor port, running `inner.extract` in a resource-limited child per document.
+
+    `inner` must be picklable, or a PdfExtractor (rebuilt in the child from its options).
+    `cancel()` (or setting `cancel_event`) kills every child in flight from any thread and makes
+    `extract` raise Cancelled until `resume()`.
+    """
+
+    def __init__(self, inner, limits: SandboxLimits | None = None, *,
+                 cancel_event: threading.Event | None = None):
+        self.inner = inner
+        self.versions = inner.versions
+        self.limits = limits or SandboxLimits()
+        self.cancel_event = cancel_event or threading.Event()
+        self._recipe = _recipe(inner)
+        self._context = _forkserver_context()
+        self._lock = threading.Lock()
+        self._running: set[multiprocessing.Process] = set()
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+        with self._lock:
+            running = list(self._running)
+        for proc in running:
+            _kill(proc)
+
+    def resume(self) -> None:
+        self.cancel_event.clear()
+
+    def extract(self, path: str, content_hash: str) -> dict:
+        if self.cancel_event.is_set():
+            raise Cancelled()
+        reader, writer = self._context.Pipe(duplex=False)
+        proc = self._context.Process(
+            target=_child_main, name="ledgerline-extract", daemon=True,
+            args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
+        started = time.monotonic()
+        with self._lock:
+            proc.start()
+            self._running.add(proc)
+        writer.close()
+        try:
+            return self._await(proc, reader, started)
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+            _kill(proc)
+            proc.join()
+            proc.close()
+            reader.close()
+
+    def _await(self, proc, reader, started: float) -> dict:
+        deadline = started + self.limits.timeout_seconds
+        while True:
+            if self.cancel_event.is_set():
+                raise Cancelled()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ExtractionError(
+                    "pdf_timeout", f"extraction took longer than {self.limits.timeout_seconds:g} s")
+            ready = multiprocessing.connection.wait([reader, proc.sentinel],
+                                                    timeout=min(left, POLL_SECONDS))
+            if reader in ready:
+                try:
+                    message = reader.recv()
+                except (EOFError, OSError):
+                    proc.join(1.0)  # it died while writing: report how it died
+                    break
+                return _unpack(message)
+            if proc.sentinel in ready:
+                if reader.poll():  # the result and the exit raced; the result wins
+                    continue
+                break
+        if self.cancel_event.is_set():
+            raise Cancelled()
+        proc.join(1.0)
+        raise _death(proc.exitcode, time.monotonic() - started, self.limits)
+
+
+def _unpack(message) -> dict:
+    kind, payload = message
+    if kind == "ok":
+        return payload
+    if kind == "error":
+        code, text, transient = payload
+        raise ExtractionError(code, text, transient=transient)
+    log.error("extraction raised inside the sandbox:\n%s", payload)
+    raise ExtractionError("extraction_error", payload.strip().splitlines()[-1][:500])
+
+
+def _death(exitcode: int | None, elapsed: float, limits: SandboxLimits) -> ExtractionError:
+    if exitcode is not None and exitcode < 0:
+        sig = -exitcode
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and elapsed >= limits.cpu_limit):
+            return ExtractionError("pdf_timeout",
+                                   f"extraction used more than {limits.cpu_limit} s of CPU")
+        if sig == signal.SIGKILL:  # not by us and not the CPU limit: the kernel's OOM killer
+            return ExtractionError("pdf_too_large", "extraction ran out of memory")
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+        return ExtractionError("pdf_crashed", f"the PDF parser died with {name}")
+    return ExtractionError("pdf_crashed", f"the PDF parser exited with status {exitcode}")
+
+
+def _kill(proc: multiprocessing.Process) -> None:
+    try:
+        if proc.exitcode is None:
+            proc.kill()
+    except (ValueError, OSError):  # already closed or reaped
+        pass
+
+
+# -- building the inner extractor in the child -------------------------------------------------
+
+def _recipe(inner):
+    """Something picklable that rebuilds `inner` in the child."""
+    from .extractor import PdfExtractor
+
+    if type(inner) is PdfExtractor:  # holds a module reference; rebuild it from its options
+        return (PdfExtractor, {"use_embedded_xml": inner.use_embedded_xml})
+    return (None, inner)
+
+
+def _build(recipe):
+    factory, arg = recipe
+    return arg if factory is None else factory(**arg)
+
+
+_context_lock = threading.Lock()
+
+
+def _forkserver_context():
+    """The fork-server context, with our modules preloaded in the server."""
+    ctx = multiprocessing.get_context("forkserver")
+    with _context_lock:
+        ctx.set_forkserver_preload(PRELOAD)  # takes effect when the server (re)starts
+    return ctx
+
+
+# -- the child ---------------------------------------------------------------------------------
+
+class _CpuLimit(BaseException):
+    """Raised by SIGXCPU; a BaseException so that no `except Exception` in a parser eats it."""
+
+
+def _on_sigxcpu(signum, frame):
+    raise _CpuLimit()
+
+
+def _limit_self(limits: SandboxLimits) -> None:
+    memory = limits.memory_mb * MB
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    # Soft limit: SIGXCPU, which we turn into a clean answer; hard: SIGKILL if that fails.
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_limit, limits.cpu_limit + 2))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXCPU, _on_sigxcpu)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which kills us
+
+
+def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimits) -> None:
+    try:
+        _limit_self(limits)
+        check_pdf(path, PreflightLimits(max_pages=limits.max_pages,
+                                        max_decompressed_bytes=limits.max_decompressed_mb * MB))
+        message = ("ok", _build(recipe).extract(path, content_hash))
+    except ExtractionError as exc:
+        message = ("error", (exc.code, exc.message, exc.transient))
+    except _CpuLimit:
+        message = ("error", ("pdf_timeout", f"extraction used more than {limits.cpu_limit} s "
+                             "of CPU", False))
+    except MemoryError:
+        message = ("error", ("pdf_too_large", f"extraction needed more than {limits.memory_mb} MB "
+                             "of memory", False))
+    except RecursionError:
+        message = ("error", ("pdf_malformed", "the PDF nests too deeply", False))
+    except Exception:
+        import traceback
+
+        message = ("crash", traceback.format_exc())
+    try:
+        conn.send(message)
+    except MemoryError:
+        conn.send(("error", ("pdf_too_large", "the result did not fit in memory", False)))
+    finally:
+        conn.close()
