@@ -1,0 +1,208 @@
+"""Extraction accuracy and speed on the shared invoice corpus.
+
+    .venv/bin/python bench/accuracy.py [--corpus ../shared/corpus] [--limit N] [--json OUT]
+
+Scores MANIFEST rows with scorable=yes, for (a) the full extractor and (b) the text layer alone
+(use_embedded_xml=False).  Per field: precision = correct / predicted, recall = correct / truth
+present, F1; fields whose truth is null are not scored (null means "the truth does not say").
+Amounts compare numerically, dates as ISO strings, everything else with white space removed and
+case folded.  Line items are matched by net amount (multiset), scored as precision/recall/F1 over
+items.  Speed: pages per second and the ratio of extraction time to pdfminer's own layout
+analysis (``pdfminer.high_level.extract_pages`` fully iterated, default parameters) on the same
+files in the same run, interleaved file by file so load on the machine affects both alike.
+Prints no names or addresses from the corpus, only aggregate numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "service"))
+
+FIELDS = (
+    "invoice_number", "issue_date", "due_date", "currency", "seller_name", "seller_vat_id",
+    "buyer_name", "buyer_vat_id", "net_total", "tax_total", "gross_total", "amount_due",
+)
+AMOUNTS = {"net_total", "tax_total", "gross_total", "amount_due"}
+TEXT_GOALS = {"invoice_number": 0.90, "issue_date": 0.90, "currency": 0.90, "gross_total": 0.90,
+              "net_total": 0.90, "tax_total": 0.90, "seller_name": 0.90, "line_items": 0.80}
+
+
+def norm(field: str, value):
+    if value is None:
+        return None
+    if field in AMOUNTS or field == "amount":
+        try:
+            return Decimal(str(value)).normalize()
+        except InvalidOperation:
+            return None
+    if field in ("issue_date", "due_date"):
+        return str(value)[:10]
+    return "".join(str(value).split()).casefold()
+
+
+def truth_items(truth: dict) -> list:
+    """Net amounts of the truth's line items (common schema, or invoice2data's loose form)."""
+    out = []
+    if truth.get("line_items"):
+        for li in truth["line_items"]:
+            if li.get("net_amount") is not None:
+                out.append(norm("amount", li["net_amount"]))
+        return out
+    for li in truth.get("line_items_raw") or []:
+        if "price_subtotal" in li:
+            out.append(norm("amount", li["price_subtotal"]))
+        elif "price_unit" in li and "qty" not in li:
+            out.append(norm("amount", li["price_unit"]))
+    return out
+
+
+class Score:
+    def __init__(self):
+        self.tp = Counter()
+        self.pred = Counter()
+        self.truth = Counter()
+        self.by_source = defaultdict(Counter)
+
+    def add(self, truth: dict, doc: dict):
+        src = doc["source"]
+        self.by_source[src]["files"] += 1
+        for f in FIELDS:
+            t = norm(f, truth.get(f))
+            if t is None:
+                continue
+            p = norm(f, doc["fields"][f]["value"])
+            self.truth[f] += 1
+            self.by_source[src]["fields"] += 1
+            if p is not None:
+                self.pred[f] += 1
+                if p == t:
+                    self.tp[f] += 1
+                    self.by_source[src]["correct"] += 1
+        t_items = truth_items(truth)
+        if t_items:
+            p_items = [norm("amount", li["net_amount"]) for li in doc["line_items"]]
+            left = Counter(t_items)
+            hit = 0
+            for a in p_items:
+                if left[a] > 0:
+                    left[a] -= 1
+                    hit += 1
+            self.tp["line_items"] += hit
+            self.pred["line_items"] += len(p_items)
+            self.truth["line_items"] += len(t_items)
+
+    def row(self, f: str):
+        tp, pr, tr = self.tp[f], self.pred[f], self.truth[f]
+        p = tp / pr if pr else 0.0
+        r = tp / tr if tr else 0.0
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        return p, r, f1, tr
+
+
+def load_rows(corpus: Path, limit: int | None):
+    with open(corpus / "MANIFEST.tsv", newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh, delimiter="\t") if r["scorable"] == "yes"]
+    return rows[:limit] if limit else rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default=str(ROOT / ".." / "shared" / "corpus"))
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--json", default=None, help="also write the numbers as JSON here")
+    args = ap.parse_args(argv)
+    corpus = Path(args.corpus)
+    if not (corpus / "MANIFEST.tsv").is_file():
+        print(f"corpus not found at {corpus} (MANIFEST.tsv missing); nothing to measure")
+        return 0
+
+    from blake3 import blake3
+    from pdfminer.high_level import extract_pages
+
+    from ledgerline.extraction import ExtractionError, extract_pdf
+
+    rows = load_rows(corpus, args.limit)
+    full, text = Score(), Score()
+    t_full = t_text = t_miner = 0.0
+    pages = 0
+    errors = Counter()
+    for r in rows:
+        pdf = corpus / r["pdf"]
+        truth = json.loads((corpus / r["truth"]).read_text(encoding="utf-8"))
+        h = "blake3:" + blake3(pdf.read_bytes()).hexdigest()
+        t0 = time.perf_counter()
+        n = sum(1 for _ in extract_pages(str(pdf)))
+        t1 = time.perf_counter()
+        try:
+            doc_full = extract_pdf(pdf, content_hash=h)
+        except ExtractionError as exc:
+            errors[exc.code] += 1
+            doc_full = None
+        t2 = time.perf_counter()
+        try:
+            doc_text = extract_pdf(pdf, content_hash=h, use_embedded_xml=False)
+        except ExtractionError as exc:
+            errors[exc.code] += 1
+            doc_text = None
+        t3 = time.perf_counter()
+        t_miner += t1 - t0
+        t_full += t2 - t1
+        t_text += t3 - t2
+        pages += n
+        if doc_full is not None:
+            full.add(truth, doc_full)
+        if doc_text is not None:
+            text.add(truth, doc_text)
+
+    names = list(FIELDS) + ["line_items"]
+    print(f"files scored: {len(rows)}   pages: {pages}   extraction errors: {dict(errors) or 'none'}")
+    print()
+    print(f"{'field':<15} {'n':>4} | {'full P':>6} {'R':>6} {'F1':>6} | {'text P':>6} {'R':>6} {'F1':>6}  goal")
+    print("-" * 78)
+    result = {"files": len(rows), "pages": pages, "fields": {}}
+    for f in names:
+        fp, fr, ff, n = full.row(f)
+        tp, tr, tf, _ = text.row(f)
+        goal = TEXT_GOALS.get(f)
+        mark = "" if goal is None else (f"{goal:.2f} {'ok' if tf >= goal else 'MISS'}")
+        print(f"{f:<15} {n:>4} | {fp:6.3f} {fr:6.3f} {ff:6.3f} | {tp:6.3f} {tr:6.3f} {tf:6.3f}  {mark}")
+        result["fields"][f] = {"n": n, "full": [fp, fr, ff], "text_layer": [tp, tr, tf]}
+    print()
+    for label, sc in (("full", full), ("text-only", text)):
+        for src, c in sorted(sc.by_source.items()):
+            acc = c["correct"] / c["fields"] if c["fields"] else 0.0
+            print(f"{label:<10} source={src:<13} files={c['files']:>4} field accuracy={acc:.3f}")
+            result.setdefault("by_source", {}).setdefault(label, {})[src] = {
+                "files": c["files"], "accuracy": acc}
+    print()
+    speed = {
+        "pdfminer_extract_pages_s": t_miner, "full_s": t_full, "text_only_s": t_text,
+        "full_pages_per_s": pages / t_full if t_full else 0.0,
+        "text_pages_per_s": pages / t_text if t_text else 0.0,
+        "full_ratio": t_full / t_miner if t_miner else 0.0,
+        "text_ratio": t_text / t_miner if t_miner else 0.0,
+    }
+    result["speed"] = speed
+    print(f"pdfminer extract_pages: {t_miner:.2f}s ({pages / t_miner:.1f} pages/s)")
+    print(f"full extractor:         {t_full:.2f}s ({speed['full_pages_per_s']:.1f} pages/s, "
+          f"ratio {speed['full_ratio']:.2f}x)")
+    print(f"text layer only:        {t_text:.2f}s ({speed['text_pages_per_s']:.1f} pages/s, "
+          f"ratio {speed['text_ratio']:.2f}x)")
+    print(f"cpu count: {os.cpu_count()}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

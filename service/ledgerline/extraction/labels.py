@@ -1,0 +1,196 @@
+"""Multilingual label vocabularies (en, de, fr, es, nl, it) and text folding.
+
+Patterns are written against *folded* text: lower case, accents removed, same length as the
+input so match offsets map straight back onto the printed line.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["fold", "LABELS", "match_labels", "LabelHit", "CREDIT_NOTE_TITLES", "BUYER_CONTEXT",
+           "SELLER_CONTEXT", "STOP_ITEMS", "COLUMN_HEADERS"]
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(c: str) -> str:
+    low = c.lower()
+    if len(low) != 1:
+        low = c
+    decomposed = unicodedata.normalize("NFKD", low)
+    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return base if len(base) == 1 else low
+
+
+def fold(text: str) -> str:
+    """Lower-case, accent-free copy of ``text`` with exactly the same length."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(c) for c in text)
+
+
+# --------------------------------------------------------------------------- vocabularies
+# Each entry: field -> list of (regex, weight).  Weight says how specific the label is.
+_N = r"(?:n(?:o|r|um|umber|ummer|°|º|\.)?\.?|#|nummer|number|num|id)"
+_RAW: dict[str, list[tuple[str, float]]] = {
+    "invoice_number": [
+        (rf"\b(?:invoice|inv|bill|tax invoice)\s*{_N}\b:?|\binvoice\s*#", 1.0),
+        (r"\binvoice number\b|\binvoice no\b", 1.0),
+        (r"\brechnungs?[\s-]*(?:nr|nummer|no)\b\.?|\brechnung\s+nr\b\.?|\bbeleg[\s-]*(?:nr|nummer)\b\.?", 1.0),
+        (r"\bgutschrifts?[\s-]*(?:nr|nummer)\b\.?|\bgutschrift\s+nr\b\.?", 1.0),
+        (r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?(?:facture|avoir|factura)\b", 1.0),
+        (r"\b(?:facture|avoir|factura|fattura)\s*(?:n\s?[o°º.]?|numero|num\.?|nr\.?|no\.?|#)(?=[\s:.\d]|$)", 1.0),
+        (r"\bfactuur\s*(?:nummer|nr|no)\b\.?|\bfactuurnummer\b|\bfactuurnr\b\.?|\bcreditnota\s*(?:nummer|nr)\b\.?", 1.0),
+        (r"\bnumero\s+(?:della\s+)?fattura\b|\bn\.\s*fattura\b|\bnum\.\s*fattura\b", 1.0),
+        (r"\bdocument\s*(?:no|number|nr)\b\.?", 0.6),
+        (r"\b(?:handels)?rechnung\b|\binvoice\b|\bfacture\b|\bfactuur\b|\bfactura\b|\bfattura\b"
+         r"|\bgutschrift\b|\bcredit note\b|\bavoir\b|\bcreditnota\b", 0.45),
+    ],
+    "issue_date": [
+        (r"\b(?:invoice|billing|issue|bill|tax invoice)\s*date\b|\bdate\s+(?:of\s+)?(?:invoice|issue)\b"
+         r"|\bdate issued\b|\binvoice dated\b", 1.0),
+        (r"\brechnungs[\s-]*datum\b|\bbelegdatum\b|\bausstellungsdatum\b|\bgutschriftsdatum\b", 1.0),
+        (r"\bdate\s+(?:de\s+)?(?:la\s+)?(?:facture|facturation|l.emission|emission)\b", 1.0),
+        (r"\bfecha\s+(?:de\s+)?(?:la\s+)?(?:factura|emision|expedicion)\b", 1.0),
+        (r"\bfactuur\s*datum\b|\bfactuurdatum\b", 1.0),
+        (r"\bdata\s+(?:della\s+|di\s+)?(?:fattura|emissione|documento)\b", 1.0),
+        (r"\bdatum\b|\bdate\b|\bfecha\b|\bdata\b|\bdated\b", 0.55),
+        (r"\bvom\b|\bdu\b|\bdel\b|\bvan\b", 0.35),
+    ],
+    "due_date": [
+        (r"\bdue\s*date\b|\bpayment\s+due\b|\bdue\s+(?:on|by)\b|\bpay(?:able)?\s+by\b|\bdate due\b", 1.0),
+        (r"\bfalligkeit(?:sdatum)?\b|\bfallig\s+(?:am|bis)\b|\bzahlbar\s+bis\b|\bzahlungsziel\b|\bfallig\b", 1.0),
+        (r"\bdate\s+d.echeance\b|\becheance\b|\ba\s+payer\s+avant\s+le\b|\bdate\s+limite\s+de\s+paiement\b", 1.0),
+        (r"\bfecha\s+de\s+vencimiento\b|\bvencimiento\b|\bfecha\s+(?:limite\s+)?de\s+pago\b", 1.0),
+        (r"\bvervaldatum\b|\bvervaldag\b|\buiterste\s+betaaldatum\b|\bte\s+betalen\s+(?:voor|uiterlijk)\b", 1.0),
+        (r"\bdata\s+(?:di\s+)?scadenza\b|\bscadenza\b", 1.0),
+    ],
+    "gross_total": [
+        (r"\b(?:invoice|grand|document)\s+total\b|\btotal\s+(?:amount|invoice)\b"
+         r"|\btotal\s+(?:incl\.?|including|inc\.?|with)\s*(?:vat|tax|gst)\b|\btotal for this invoice\b", 1.0),
+        (r"\bgesamtbetrag\b(?!\s+der\s+(?:zu|ab))|\bbruttobetrag\b|\bbruttosumme\b|\brechnungsbetrag\b"
+         r"|\bgesamtsumme\b|\bendbetrag\b|\bsumme\s+brutto\b|\bgesamt\s+brutto\b|\brechnungssumme\b(?!\s+ohne)"
+         r"|\bbrutto\b|\bgutschriftsbetrag\b|\bgesamt\s*(?:\(?eur\)?)?$", 1.0),
+        (r"\btotal\s+ttc\b|\bmontant\s+ttc\b|\bttc\b|\bmontant\s+total\b|\btotal\s+facture\b", 1.0),
+        (r"\bimporte\s+total\b|\btotal\s+factura\b|\btotal\s+(?:con\s+)?iva\s+incluido\b|\btotal\s+con\s+iva\b", 1.0),
+        (r"\bfactuur\s*totaal\b|\btotaal\s*(?:bedrag|incl\.?(?:\s+btw)?)\b|\btotaalbedrag\b", 1.0),
+        (r"\btotale\s+(?:fattura|documento|ivato|complessivo)\b|\bimporto\s+totale\b", 1.0),
+        (r"\btotal\b|\btotaal\b|\btotale\b|\bsumme\b|\bgesamt\b", 0.5),
+    ],
+    "net_total": [
+        (r"\bsub[\s-]?total\b|\bnet\s+(?:total|amount)\b|\btotal\s+net\b"
+         r"|\btotal\s+(?:excl\.?|excluding|ex\.?|before|without|w/o)\s*(?:vat|tax|gst)\b\.?|\bamount\s+before\s+tax\b", 1.0),
+        (r"\bnettobetrag\b|\bnettosumme\b|\bsumme\s+netto\b|\bgesamt\s+netto\b|\bnetto\s*gesamt\b"
+         r"|\brechnungssumme\s+ohne\s+(?:ust|mwst|umsatzsteuer|steuer)\b\.?|\brechnungssumme\s+ohne\b|\bgesamtbetrag\s+netto\b|\bsumme\s+ohne\s+(?:ust|mwst)\b|\bnetto\b"
+         r"|\bsteuerbasis\b|\bsteuerpflichtiger\s+betrag\b|\bgesamtsumme\s+netto\b", 1.0),
+        (r"\btotal\s+h\.?t\.?\b|\bmontant\s+h\.?t\.?\b|\bsous[\s-]total\b|\btotal\s+hors\s+taxes?\b", 1.0),
+        (r"\bbase\s+imponible\b|\btotal\s+sin\s+iva\b|\bimporte\s+neto\b", 1.0),
+        (r"\bsubtotaal\b|\btotaal\s+excl\.?(?:\s+btw)?\b|\bnetto\s*bedrag\b|\bbedrag\s+excl\.?", 1.0),
+        (r"\btotale\s+imponibile\b|\bimponibile\b|\btotale\s+netto\b", 1.0),
+    ],
+    "tax_total": [
+        (r"\b(?:total\s+)?(?:vat|sales\s+tax|gst|tax)(?:\s+(?:amount|total))?\b|\btotal\s+tax(?:es)?\b", 0.8),
+        (r"\b(?:summe\s+|gesamt\s+)?(?:ust|mwst|umsatzsteuer|mehrwertsteuer)\b(?:[\s.-]*betrag)?|\bsteuerbetrag\b"
+         r"|\bust\.?\b|\bmwst\.?\b", 0.8),
+        (r"\b(?:montant\s+|total\s+)?tva\b|\btotal\s+taxes?\b", 0.8),
+        (r"\b(?:cuota\s+|total\s+)?iva\b|\bimpuestos?\b", 0.8),
+        (r"\b(?:totaal\s+)?btw(?:[\s-]*bedrag)?\b", 0.8),
+        (r"\b(?:totale\s+)?iva\b|\bimposta\b|\btotale\s+imposte\b", 0.8),
+    ],
+    "amount_due": [
+        (r"\bamount\s+(?:due|payable|to\s+pay)\b|\bbalance\s+due\b|\btotal\s+(?:amount\s+)?due\b"
+         r"|\bpayable\s+amount\b|\bplease\s+pay\b|\bbalance\b", 1.0),
+        (r"\bzahlbetrag\b|\bzu\s+zahlen(?:der\s+betrag)?\b|\bfalliger\s+betrag\b|\boffener\s+betrag\b"
+         r"|\bzahlungsbetrag\b|\brestbetrag\b", 1.0),
+        (r"\bnet\s+a\s+payer\b|\bsolde\s+a\s+payer\b|\breste\s+a\s+payer\b|\bmontant\s+du\b|\btotal\s+a\s+payer\b"
+         r"|\bmontant\s+a\s+payer\b", 1.0),
+        (r"\bimporte\s+a\s+pagar\b|\btotal\s+a\s+pagar\b|\bsaldo\s+pendiente\b", 1.0),
+        (r"\bte\s+betalen(?:\s+bedrag)?\b|\bopenstaand\s+bedrag\b|\bnog\s+te\s+betalen\b", 1.0),
+        (r"\bimporto\s+da\s+pagare\b|\btotale\s+da\s+pagare\b|\bnetto\s+a\s+pagare\b|\bsaldo\b", 1.0),
+    ],
+    "currency": [
+        (r"\bcurrency\b|\bwahrung\b|\brechnungswahrung\b|\bdevise\b|\bmonnaie\b|\bmoneda\b|\bdivisa\b"
+         r"|\bvaluta\b", 1.0),
+    ],
+    "purchase_order": [
+        (r"\b(?:purchase\s+order|p\.?o\.?)\s*(?:no|number|nr|#|ref(?:erence)?)?\b\.?|\border\s+(?:no|number|ref)\b\.?"
+         r"|\byour\s+order\b|\border\s+#", 1.0),
+        (r"\bbestell(?:ung|nummer|nr)\b\.?|\bihre\s+bestellung\b|\bauftrags?(?:nummer|nr)\b\.?|\bbestellnr\b\.?", 1.0),
+        (r"\bbon\s+de\s+commande\b|\b(?:n[o°]\s+de\s+)?commande\b|\bvotre\s+(?:commande|reference)\b", 1.0),
+        (r"\b(?:numero\s+de\s+)?pedido\b|\borden\s+de\s+compra\b", 1.0),
+        (r"\bbestel(?:nummer|ling|nr)\b\.?|\border(?:nummer|nr)\b\.?|\buw\s+referentie\b", 1.0),
+        (r"\bordine(?:\s+(?:n\.?|numero))?\b|\bnumero\s+ordine\b", 1.0),
+    ],
+    "seller_vat_id": [
+        (r"\b(?:vat|tva|btw|iva|ust|mwst|gst)[\s.-]*(?:reg(?:istration)?\.?\s*)?(?:id|no|nr|number|nummer|num|n°|numero|nummer)?\b\.?"
+         r"|\bust[\s.-]*id[\s.-]*nr\b\.?|\bust-?idnr\b\.?|\buid(?:-nr)?\b|\bpartita\s+iva\b|\bp\.?\s?iva\b"
+         r"|\bnif\b|\bcif\b|\bvat\s+id\b|\bintra[\s-]?(?:communautaire)?\b|\bumsatzsteuer-?id\b"
+         r"|\bsteuer-?id\b|\bbtw-?(?:nummer|nr)\b|\bn[°o]\s+(?:de\s+)?tva\b", 1.0),
+    ],
+    "iban": [(r"\biban\b", 1.0)],
+}
+
+CREDIT_NOTE_TITLES = re.compile(
+    r"\bcredit\s*note\b|\bcredit\s+memo\b|\bgutschrift\b|\brechnungskorrektur\b|\bstorno(?:rechnung)?\b"
+    r"|\bavoir\b|\bfacture\s+d.avoir\b|\bnota\s+de\s+credito\b|\bfactura\s+rectificativa\b"
+    r"|\bcreditnota\b|\bcreditfactuur\b|\bnota\s+di\s+credito\b"
+)
+BUYER_CONTEXT = re.compile(
+    r"\b(?:bill(?:ed)?\s+to|invoice\s+to|sold\s+to|ship\s+to|customer|client|buyer|recipient|your|uw|votre"
+    r"|kunde|kunden|kaufer|leistungsempfanger|rechnungsempfanger|empfanger|rechnungsadresse|lieferadresse"
+    r"|factuuradres|afleveradres|klant|afnemer|destinataire|facture\s+a|adresse\s+de\s+(?:facturation|livraison)"
+    r"|cliente|destinatario|acquirente|comprador|facturar\s+a|ihre?)\b"
+)
+SELLER_CONTEXT = re.compile(
+    r"\b(?:seller|vendor|supplier|from|sold\s+by|service\s+provider|issued\s+by|verkaufer|lieferant|leverancier"
+    r"|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|emisor|fornitore|venditore|cedente"
+    r"|rechnungssteller|absender)\b"
+)
+STOP_ITEMS = re.compile(
+    r"^(?:sub[\s-]?total|total|summe|gesamt|zwischensumme|nettobetrag|rechnungssumme|positionssumme|"
+    r"montant\s+h\.?t|total\s+ht|sous[\s-]total|subtotaal|totaal|totale|imponibile|base\s+imponible|"
+    r"steueraufschlusselung|belegsummen|tax\s+summary|vat\s+summary|net\s+total|warenwert)\b"
+)
+COLUMN_HEADERS = {
+    "description": re.compile(
+        r"\b(?:description|item|product|service|article|artikel|bezeichnung|beschreibung|leistung|"
+        r"designation|libelle|produit|descripcion|concepto|articulo|omschrijving|product|"
+        r"descrizione|articolo|prodotto|details?)\b"),
+    "quantity": re.compile(
+        r"\b(?:qty|quantity|menge|anzahl|anz\.?|quantite|qte|nombre|cantidad|cant\.?|aantal|hoeveelheid|"
+        r"quantita|qta|units?|hours|stunden|std\.?)\b"),
+    "unit_price": re.compile(
+        r"\b(?:unit\s+price|price|rate|preis|einzelpreis|e-?preis|nettopreis|prix(?:\s+unitaire)?|p\.?\s?u\.?|"
+        r"precio(?:\s+unitario)?|prijs|stukprijs|prezzo(?:\s+unitario)?|unitaire|unit\s+cost)\b"),
+    "net_amount": re.compile(
+        r"\b(?:amount|total|line\s+total|net|betrag|gesamt(?:preis)?|summe|montant|total\s+ht|importe|"
+        r"bedrag|totaal|importo|totale|subtotal|positionsbetrag|gesamtpreis|prix\s+ht|wert)\b"),
+    "vat_rate": re.compile(r"\b(?:vat|tax|ust|mwst|tva|iva|btw|steuer|taxe)\b|%"),
+}
+
+LABELS: dict[str, list[tuple[re.Pattern, float]]] = {
+    name: [(re.compile(rx), w) for rx, w in entries] for name, entries in _RAW.items()
+}
+
+
+class LabelHit:
+    __slots__ = ("field", "start", "end", "weight")
+
+    def __init__(self, field: str, start: int, end: int, weight: float):
+        self.field, self.start, self.end, self.weight = field, start, end, weight
+
+    def __repr__(self) -> str:
+        return f"LabelHit({self.field!r}, {self.start}, {self.end}, {self.weight})"
+
+
+def match_labels(folded: str, fields) -> list[LabelHit]:
+    """Label hits of the given fields in a folded line (all matches, overlaps included)."""
+    hits = []
+    for name in fields:
+        for rx, w in LABELS[name]:
+            for m in rx.finditer(folded):
+                if m.end() > m.start():
+                    hits.append(LabelHit(name, m.start(), m.end(), w))
+    return hits

@@ -1,0 +1,206 @@
+"""EN 16931 arithmetic rules and identifier checks.
+
+Rules and tolerances follow the CEN EN 16931 schematron: BR-CO-10, -13, -14, -15 and -16 are
+exact equalities on the amounts as written; BR-CO-17 accepts a difference of up to 1.00 between
+the VAT category tax amount and taxable amount x rate / 100 rounded to two decimals (and requires
+a zero tax amount at a zero rate).  Identifier checks use python-stdnum.  A failed rule lowers the
+confidence of the fields it involves and asks for review.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from decimal import ROUND_HALF_UP, Decimal
+
+from stdnum import iban as _iban
+from stdnum.eu import vat as _vat
+
+TOLERANCES = {
+    "BR-CO-10": Decimal("0"),
+    "BR-CO-13": Decimal("0"),
+    "BR-CO-14": Decimal("0"),
+    "BR-CO-15": Decimal("0"),
+    "BR-CO-16": Decimal("0"),
+    "BR-CO-17": Decimal("1"),
+}
+RULE_FIELDS = {
+    "BR-CO-10": (),
+    "BR-CO-13": ("net_total",),
+    "BR-CO-14": ("tax_total",),
+    "BR-CO-15": ("net_total", "tax_total", "gross_total"),
+    "BR-CO-16": ("gross_total", "amount_due"),
+    "BR-CO-17": ("tax_total",),
+    "LL-SELLER-VATID": ("seller_vat_id",),
+    "LL-BUYER-VATID": ("buyer_vat_id",),
+    "LL-IBAN": ("iban",),
+    "LL-DATES": ("issue_date", "due_date"),
+}
+PENALTY = 0.6
+
+
+def _d(v) -> Decimal | None:
+    if v is None:
+        return None
+    try:
+        return Decimal(str(v))
+    except ArithmeticError:
+        return None
+
+
+def _sum(values) -> Decimal | None:
+    vals = [_d(v) for v in values]
+    if not vals or any(v is None for v in vals):
+        return None
+    return sum(vals, Decimal("0"))
+
+
+def _result(rule: str, status: str, detail: str) -> dict:
+    return {"rule": rule, "status": status, "detail": detail}
+
+
+def _eq_rule(rule: str, lhs, rhs, text: str) -> dict:
+    if lhs is None or rhs is None:
+        return _result(rule, "skipped", f"{text}: not all amounts are known")
+    diff = abs(lhs - rhs)
+    if diff <= TOLERANCES[rule]:
+        return _result(rule, "pass", f"{text}: {lhs} = {rhs}")
+    return _result(rule, "fail", f"{text}: {lhs} != {rhs} (difference {diff})")
+
+
+def br_co_17_row(basis, amount, rate) -> bool:
+    basis, amount, rate = _d(basis), _d(amount), _d(rate)
+    if rate is None or rate == 0:
+        return amount is not None and amount.quantize(Decimal("1"), ROUND_HALF_UP) == 0
+    expected = (abs(basis) * rate / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    return abs(abs(amount) - expected) <= TOLERANCES["BR-CO-17"]
+
+
+def arithmetic_rules(fields: dict, *, line_items: list | None, totals: dict | None,
+                     tax_breakdown: list | None) -> list[dict]:
+    """BR-CO-10..17 over plain values (Decimal or None); totals/breakdown may be unknown (None)."""
+    net, tax, gross, due = (_d(fields.get(k)) for k in ("net_total", "tax_total", "gross_total",
+                                                         "amount_due"))
+    totals = totals or {}
+    line_sum = _sum(li.get("net_amount") for li in line_items) if line_items else None
+    line_total = _d(totals.get("line_total"))
+    out = []
+    if totals and line_items:
+        out.append(_eq_rule("BR-CO-10", line_total, line_sum,
+                            "sum of line net amounts (BT-106) = sum of invoice line net amounts"))
+    else:
+        out.append(_result("BR-CO-10", "skipped", "no declared sum of line net amounts"))
+    if totals and (line_total is not None or line_sum is not None):
+        base = line_total if line_total is not None else line_sum
+        allowances = _d(totals.get("allowance_total")) or Decimal("0")
+        charges = _d(totals.get("charge_total")) or Decimal("0")
+        out.append(_eq_rule("BR-CO-13", net, base - allowances + charges,
+                            "net total (BT-109) = lines (BT-106) - allowances + charges"))
+    elif line_sum is not None and net is not None:
+        r = _eq_rule("BR-CO-13", net, line_sum, "net total (BT-109) = sum of printed line amounts")
+        if r["status"] == "fail":  # printed lines may simply be incomplete or carry discounts
+            r["status"] = "skipped"
+            r["detail"] += "; allowances, charges or unread lines may explain it"
+        out.append(r)
+    else:
+        out.append(_result("BR-CO-13", "skipped", "line amounts unknown"))
+    if tax_breakdown:
+        out.append(_eq_rule("BR-CO-14", tax, _sum(r.get("amount") for r in tax_breakdown),
+                            "VAT total (BT-110) = sum of VAT category amounts (BT-117)"))
+    else:
+        out.append(_result("BR-CO-14", "skipped", "no VAT breakdown"))
+    out.append(_eq_rule("BR-CO-15", gross, None if net is None or tax is None else net + tax,
+                        "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)"))
+    if totals:
+        prepaid = _d(totals.get("prepaid")) or Decimal("0")
+        rounding = _d(totals.get("rounding")) or Decimal("0")
+        out.append(_eq_rule("BR-CO-16", due, None if gross is None else gross - prepaid + rounding,
+                            "amount due (BT-115) = gross (BT-112) - paid (BT-113) + rounding (BT-114)"))
+    elif due is not None and gross is not None and due == gross:
+        out.append(_result("BR-CO-16", "pass", f"amount due equals gross total {gross}"))
+    else:
+        out.append(_result("BR-CO-16", "skipped", "paid and rounding amounts unknown"))
+    if tax_breakdown:
+        bad = [r for r in tax_breakdown if r.get("basis") is not None and r.get("amount") is not None
+               and not br_co_17_row(r.get("basis"), r.get("amount"), r.get("rate"))]
+        usable = [r for r in tax_breakdown if r.get("basis") is not None and r.get("amount") is not None]
+        if not usable:
+            out.append(_result("BR-CO-17", "skipped", "VAT breakdown lacks amounts"))
+        elif bad:
+            rows = "; ".join(f"{r.get('basis')} x {r.get('rate')}% != {r.get('amount')}" for r in bad)
+            out.append(_result("BR-CO-17", "fail", f"VAT category amount off by more than 1.00: {rows}"))
+        else:
+            out.append(_result("BR-CO-17", "pass", f"{len(usable)} VAT categories consistent"))
+    else:
+        out.append(_result("BR-CO-17", "skipped", "no VAT breakdown"))
+    return out
+
+
+def vat_id_check(rule: str, value) -> dict:
+    if not value:
+        return _result(rule, "skipped", "no VAT identifier")
+    compact = str(value).replace(" ", "").upper()
+    try:
+        ok = _vat.is_valid(compact)
+    except Exception:  # stdnum's own errors for exotic input
+        ok = False
+    if ok:
+        return _result(rule, "pass", "VAT identifier checksum valid")
+    country = compact[:2]
+    try:
+        known = bool(_vat.guess_country(compact)) or country.lower() in _vat.MEMBER_STATES
+    except Exception:
+        known = False
+    if not known and country not in ("GB", "CH", "NO"):
+        return _result(rule, "skipped", f"no checksum known for prefix {country!r}")
+    return _result(rule, "fail", "VAT identifier fails its checksum")
+
+
+def iban_check(value) -> dict:
+    if not value:
+        return _result("LL-IBAN", "skipped", "no IBAN")
+    if _iban.is_valid(str(value)):
+        return _result("LL-IBAN", "pass", "IBAN checksum valid")
+    return _result("LL-IBAN", "fail", "IBAN fails its checksum")
+
+
+def date_check(issue: str | None, due: str | None, today: _dt.date | None = None) -> dict:
+    if not issue:
+        return _result("LL-DATES", "skipped", "no issue date")
+    try:
+        d_issue = _dt.date.fromisoformat(issue)
+        d_due = _dt.date.fromisoformat(due) if due else None
+    except ValueError:
+        return _result("LL-DATES", "fail", "unreadable date")
+    today = today or _dt.date.today()
+    problems = []
+    if d_issue.year < 1990 or d_issue > today + _dt.timedelta(days=366):
+        problems.append("issue date implausible")
+    if d_due is not None and d_due < d_issue:
+        problems.append("due date before issue date")
+    if d_due is not None and d_due > d_issue + _dt.timedelta(days=3 * 366):
+        problems.append("due date more than three years after issue")
+    if problems:
+        return _result("LL-DATES", "fail", "; ".join(problems))
+    return _result("LL-DATES", "pass", "dates plausible")
+
+
+def run_all(fields: dict, *, line_items, totals, tax_breakdown) -> list[dict]:
+    out = arithmetic_rules(fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown)
+    out.append(vat_id_check("LL-SELLER-VATID", fields.get("seller_vat_id")))
+    out.append(vat_id_check("LL-BUYER-VATID", fields.get("buyer_vat_id")))
+    out.append(iban_check(fields.get("iban")))
+    out.append(date_check(fields.get("issue_date"), fields.get("due_date")))
+    return out
+
+
+def apply_to_confidence(validations: list[dict], field_conf: dict) -> list[str]:
+    """Lower confidence of fields involved in failed rules; return review reasons."""
+    reasons = []
+    for v in validations:
+        if v["status"] != "fail":
+            continue
+        for name in RULE_FIELDS.get(v["rule"], ()):
+            if name in field_conf and field_conf[name] is not None:
+                field_conf[name] = round(field_conf[name] * PENALTY, 3)
+        reasons.append(f"{v['rule']} failed: {v['detail']}")
+    return reasons
