@@ -30,8 +30,7 @@ log = logging.getLogger(__name__)
 MB = 1024 * 1024
 POLL_SECONDS = 0.1  # how often a waiting parent looks at an external cancel event
 # Modules every child needs, imported once in the fork server instead of once per document.
-PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.extractor",
-           "ledgerline.extraction"]
+PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.sandbox_warmup"]
 
 
 @dataclass(frozen=True)
@@ -214,7 +213,7 @@ def _limit_self(limits: SandboxLimits) -> None:
     memory = limits.memory_mb * MB
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     # Soft limit: SIGXCPU, which we turn into a clean answer; hard: SIGKILL if that fails.
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_limit, limits.cpu_limit + 2))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_limit, limits.cpu_limit + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

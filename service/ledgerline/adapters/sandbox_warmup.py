@@ -1,0 +1,75 @@
+"""Importing this module warms the extraction code paths of the sandbox's fork server.
+
+Every sandboxed document runs in a child forked from that server, so whatever the server has
+already loaded (pdfminer's font metrics and encodings, compiled patterns, lazily imported modules)
+each child inherits for free. The fork server can only preload modules by name, hence an import
+with a side effect: one extraction of a tiny generated invoice. A failure here only costs speed.
+"""
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import tempfile
+import zlib
+
+log = logging.getLogger(__name__)
+
+_LINES = ["ACME Supplies GmbH", "Invoice number: WARM-1", "Invoice date: 2026-01-31",
+          "Net total: 100.00 EUR", "VAT 19%: 19.00 EUR", "Total due: 119.00 EUR"]
+
+
+def tiny_invoice() -> bytes:
+    text = "BT /F1 11 Tf 14 TL 50 780 Td " + " ".join(f"({s}) Tj T*" for s in _LINES) + " ET"
+    body = zlib.compress(text.encode())
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 5 0 R "
+        b"/Resources << /Font << /F1 4 0 R >> >> >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for num, obj in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % num + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1,
+                                                                              xref)
+    return bytes(out)
+
+
+def warm() -> None:
+    from .extractor import PdfExtractor
+    from .preflight import PreflightLimits, check_pdf
+
+    fd, path = tempfile.mkstemp(prefix="warmup-", suffix=".pdf")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(tiny_invoice())
+        check_pdf(path, PreflightLimits(max_pages=1, max_decompressed_bytes=1 << 20))
+        PdfExtractor().extract(path, "blake3:" + "0" * 64)
+    finally:
+        os.unlink(path)
+    _import_vat_checkers()
+
+
+def _import_vat_checkers() -> None:
+    """python-stdnum imports one module per country on first use: import them all now."""
+    from stdnum.eu import vat
+
+    for country in vat.MEMBER_STATES:
+        vat.is_valid(country.upper() + "000000000")
+
+
+try:
+    warm()
+except Exception:  # noqa: BLE001 - warming is an optimisation; the children still work cold
+    log.debug("sandbox warm-up failed", exc_info=True)
+# Children's garbage collections then skip the server's objects instead of writing to (and so
+# copying) every page that holds them.
+gc.freeze()
