@@ -1,0 +1,82 @@
+"""Run the real service as its users do: the `ledgerline` command in a child process."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from tests.servers import free_port
+
+BIN = Path(sys.executable).parent
+
+
+def ledgerline(env: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "ledgerline"), *args], env=env, capture_output=True,
+                          text=True, check=check, timeout=120)
+
+
+def service_env(backend, tmp_path: Path, **extra: str) -> dict:
+    env = {**os.environ, **backend.env,
+           "LEDGERLINE_DATABASE_URL": backend.database_url,
+           "LEDGERLINE_STORAGE_URL": backend.storage_url,
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    (tmp_path / "metrics").mkdir(exist_ok=True)
+    env.update(extra)
+    return env
+
+
+def create_key(env: dict, role: str, account: str | None = None, name: str | None = None) -> str:
+    args = ["keys", "create", "--role", role]
+    if account:
+        args += ["--account", account]
+    if name:
+        args += ["--name", name]
+    return ledgerline(env, *args).stdout.strip().splitlines()[-1]
+
+
+@contextlib.contextmanager
+def served(env: dict, *args: str, log_path: Path):
+    """`ledgerline serve` on a free loopback port; yields its base URL."""
+    port = free_port()
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen([str(BIN / "ledgerline"), "serve", "--host", "127.0.0.1",
+                                 "--port", str(port), *args],
+                                env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ready(base, proc, log_path)
+        yield base
+    finally:
+        stop(proc)
+
+
+def wait_until_ready(base: str, proc: subprocess.Popen, log_path: Path, timeout: float = 30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"service exited early:\n{log_path.read_text()[-3000:]}")
+        try:
+            if requests.get(f"{base}/readyz", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:  # not listening yet, or workers still booting
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"service not ready after {timeout}s:\n{log_path.read_text()[-3000:]}")
+
+
+def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 30) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
