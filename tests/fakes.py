@@ -16,8 +16,9 @@ class ControlledExtractor:
     """Counts calls; can be held at a gate, slowed down, or made to fail."""
 
     def __init__(self, *, gate: threading.Event | None = None, delay: float = 0.0,
-                 failures: list[ExtractionError] | None = None):
+                 failures: list[ExtractionError] | None = None, invoice_number: str | None = None):
         self.versions = VERSIONS
+        self.invoice_number = invoice_number
         self.gate = gate
         self.delay = delay
         self.failures = list(failures or [])
@@ -36,7 +37,7 @@ class ControlledExtractor:
         time.sleep(self.delay)
         if failure:
             raise failure
-        return document(content_hash, f"CALL-{number}")
+        return document(content_hash, self.invoice_number or f"CALL-{number}")
 
 
 def document(content_hash: str, invoice_number: str) -> dict:

@@ -222,3 +222,25 @@ def test_list_filters_pagination_and_csv(env):
     for bad in ("status=done", "issued_from=30.11.2026", "cursor=zzz", "limit=0", "format=xml"):
         resp = env.get(key, f"/v1/accounts/acme/invoices?{bad}")
         assert resp.status_code == 400, bad
+
+
+def test_the_same_bill_in_a_different_file_is_flagged_within_what_the_caller_sees(make_services):
+    services = make_services(extractor=ControlledExtractor(invoice_number="RE-2026-001"))
+    env = Env(services, services.extractor, make_tenant(services, "acme"),
+              make_tenant(services, "globex"))
+    first = env.upload(env.acme.keys["customer"], pdf_bytes("scan-1")).json
+    second = env.upload(env.acme.keys["customer"], pdf_bytes("scan-2")).json
+    by_supplier = env.upload(env.acme.keys["supplier"], pdf_bytes("scan-3")).json
+    elsewhere = env.upload(env.globex.keys["customer"], pdf_bytes("scan-4"), account="globex")
+    assert elsewhere.status_code == 202
+    env.work()
+    seen = env.get(env.acme.keys["customer"], f"/v1/accounts/acme/invoices/{second['id']}").json
+    assert {d["id"] for d in seen["possible_duplicates"]} == {first["id"], by_supplier["id"]}
+    assert seen["possible_duplicates"][0]["matched_on"] == ["seller_name", "invoice_number"]
+    # The supplier cannot see the customer's uploads, so it is not told about them either.
+    own = env.get(env.acme.keys["supplier"], f"/v1/accounts/acme/invoices/{by_supplier['id']}").json
+    assert own["possible_duplicates"] == []
+    # Identical bytes are a cache hit, not a business duplicate.
+    again = env.upload(env.acme.keys["customer"], pdf_bytes("scan-1")).json
+    flagged = env.get(env.acme.keys["customer"], f"/v1/accounts/acme/invoices/{again['id']}").json
+    assert {d["id"] for d in flagged["possible_duplicates"]} == {second["id"], by_supplier["id"]}

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, and_, case, func, or_, select
 
+from ...domain.duplicates import Summary, matched_on
 from ...domain.identity import Caller
 from .tables import api_keys, blobs, invoices, jobs, results
 
@@ -57,7 +58,33 @@ def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str)
         return None
     row = conn.execute(_query(results.c.document)
                        .where(_visible(caller, account), invoices.c.id == invoice_id)).first()
-    return _view(row, with_document=True) if row else None
+    if row is None:
+        return None
+    view = _view(row, with_document=True)
+    view["possible_duplicates"] = _business_duplicates(conn, caller, account, row)
+    return view
+
+
+def _business_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
+    """Other files in the account, among those the caller may see, that bill the same thing."""
+    if not row.seller_name:
+        return []
+    mine = _summary(row)
+    candidates = conn.execute(
+        _query().where(_visible(caller, account), invoices.c.content_hash != row.content_hash,
+                       func.lower(results.c.seller_name) == row.seller_name.lower())
+        .order_by(invoices.c.created_at).limit(50)).all()
+    found = []
+    for other in candidates:
+        rules = matched_on(mine, _summary(other))
+        if rules:
+            found.append({"id": other.id, "matched_on": rules})
+    return found
+
+
+def _summary(row) -> Summary:
+    return Summary(seller_name=row.seller_name, invoice_number=row.invoice_number,
+                   gross_total=row.gross_total, issue_date=row.issue_date)
 
 
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter) -> list[dict]:
