@@ -62,8 +62,8 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
                 replay = _replay(conn, new_job)
             if replay:
                 return replay
-        storage_key = _store_original(services, account, spooled)
-        return _submit(services, new_job, storage_key, spooled.size)
+        new_blob = _store_original(services, account, spooled)
+        return _submit(services, new_job, new_blob)
     except OperationalError as exc:
         raise Unavailable("the database is unavailable; nothing was accepted") from exc
 
@@ -80,32 +80,35 @@ def _replay(conn, job: job_table.NewJob) -> Upload | None:
     return Upload(invoice_id=found.invoice_id, job_id=found.id, outcome=None, replayed=True)
 
 
-def _store_original(services, account: str, spooled: Spooled) -> str:
-    """Write the original unless the database already knows it is stored."""
+def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int] | None:
+    """Write the original unless the database already knows it is stored.
+
+    Returns (storage key, size) of a newly written original, to be recorded with the job;
+    None when it was already there (a repeat upload costs no object write).
+    """
     with transaction(services.engine, write=False) as conn:
-        known = job_table.blob_key(conn, account, spooled.content_hash)
-    if known:
-        return known
+        if job_table.blob_key(conn, account, spooled.content_hash):
+            return None
     key = original_key(account, spooled.content_hash)
     try:
         services.store.put_file(key, spooled.path, _sha256(spooled.path))
     except StorageUnavailable as exc:
         raise Unavailable("storage is unavailable; nothing was accepted") from exc
-    return key
+    return key, spooled.size
 
 
-def _submit(services, job: job_table.NewJob, storage_key: str, size: int) -> Upload:
+def _submit(services, job: job_table.NewJob, new_blob: tuple[str, int] | None) -> Upload:
     """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
     for attempt in range(8):
         try:
             with transaction(services.engine, write=True) as conn:
-                return _submit_once(services, conn, job, storage_key, size)
+                return _submit_once(services, conn, job, new_blob)
         except IntegrityError:
             time.sleep(0.005 * attempt)
     raise Unavailable("could not record the upload under contention; retry with the same key")
 
 
-def _submit_once(services, conn, job: job_table.NewJob, storage_key: str, size: int) -> Upload:
+def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
     now = services.clock()
     mode = services.settings.cache_mode
     if job.idempotency_key:
@@ -113,7 +116,8 @@ def _submit_once(services, conn, job: job_table.NewJob, storage_key: str, size: 
         if replay:
             return replay
 
-    job_table.record_blob(conn, job.account, job.content_hash, storage_key, size, now)
+    if new_blob:
+        job_table.record_blob(conn, job.account, job.content_hash, *new_blob, now)
 
     def insert(outcome, **kw):
         job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now, **kw)
