@@ -148,11 +148,25 @@ def claim_next(conn: Connection, owner: str, now: datetime, lease_seconds: float
     ).first()
     if row is None:
         return None
+    if row.attempts > 1:
+        _mark_abandoned_calls(conn, row.id, row.fencing_token)
     storage_key = blob_key(conn, row.account, row.content_hash)
     return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, expires),
                       account=row.account, cache_key=row.cache_key,
                       content_hash=row.content_hash, storage_key=storage_key,
                       attempts=row.attempts, fresh=row.fresh)
+
+
+def _mark_abandoned_calls(conn: Connection, job_id: str, token: int) -> None:
+    """Calls of earlier claims still 'running' lost their worker: nobody will finish them.
+
+    Their end stays unknown (NULL). A worker that was only paused still ends its own call as
+    'discarded' when it wakes and its publish is refused.
+    """
+    conn.execute(update(model_calls)
+                 .where(model_calls.c.job_id == job_id, model_calls.c.outcome == "running",
+                        model_calls.c.fencing_token < token)
+                 .values(outcome="abandoned"))
 
 
 def renew(conn: Connection, claim: Claim, now: datetime, lease_seconds: float) -> Claim | None:
@@ -186,7 +200,8 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, now: datetime,
                 lease_expires_at=None, finished_at=now, updated_at=now, error_code=None,
                 error_message=None)
     ).rowcount
-    if not done:
+    if not done:  # the claim is gone: leave no trace of the refused result
+        conn.execute(results.delete().where(results.c.id == result_id))
         return False
     if record_in_cache:
         insert = insert_for(conn)
