@@ -1,0 +1,99 @@
+"""Worker processes that die, pause or are told to stop in the middle of a real extraction:
+another worker completes the job, exactly one result is published, every attempt is in the
+ledger, and a paused worker that wakes up late cannot overwrite anything."""
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+
+from tests.production.cluster import owner_pid
+from tests.production.conftest import LEASE_SECONDS
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+LEASE = float(LEASE_SECONDS)
+
+
+def start(production, workers: int = 2):
+    production.start_api(2)
+    for _ in range(workers):
+        production.start_worker()
+
+
+def extracting(production, long_pdf: bytes):
+    """Upload the long PDF; return (job id, pid of the worker now running its extraction)."""
+    response = production.upload(long_pdf)
+    assert response.status_code == 202, response.text
+    job = production.job_of(response.json()["id"])
+    pid = production.wait_for_owner(job.id)
+    wait_for(lambda: production.sql(
+        "SELECT 1 FROM model_calls WHERE job_id = :id AND outcome = 'running'", id=job.id),
+        "the model call to start")
+    return response.json()["id"], job.id, pid
+
+
+def wait_for(condition, what: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def results_of(production, job_id: str) -> int:
+    return production.scalar("SELECT count(*) FROM results WHERE job_id = :id", id=job_id)
+
+
+def test_a_worker_killed_mid_extraction_is_replaced_once_its_lease_runs_out(production, long_pdf):
+    start(production)
+    invoice_id, job_id, victim = extracting(production, long_pdf)
+
+    production.worker_by_pid(victim).signal_group(signal.SIGKILL)
+    killed = time.monotonic()
+    rescuer = production.wait_for_owner(job_id, not_pid=victim, timeout=LEASE + 15)
+    taken_over_after = time.monotonic() - killed
+    job = production.wait_for_job(job_id, "completed", timeout=90)
+
+    assert rescuer != victim and production.worker_by_pid(rescuer).alive()
+    assert taken_over_after < LEASE + 5  # the lease, not some longer timeout, decided
+    assert job.fencing_token == 2 and job.attempts == 2 and job.lease_owner is None
+    assert results_of(production, job_id) == 1
+    calls = production.model_calls()
+    assert [(owner_pid(c.worker), c.fencing_token) for c in calls] == [(victim, 1), (rescuer, 2)]
+    assert calls[0].outcome == "abandoned" and calls[1].outcome == "published"
+    invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
+    assert invoice["status"] == "completed" and invoice["extraction"]["document"]["pages"] == 60
+
+
+def test_a_paused_worker_that_wakes_after_the_takeover_cannot_publish(production, long_pdf):
+    start(production)
+    invoice_id, job_id, stale_pid = extracting(production, long_pdf)
+    stale = production.worker_by_pid(stale_pid)
+
+    stale.signal_group(signal.SIGSTOP)  # the whole process and its extraction child
+    try:
+        rescuer = production.wait_for_owner(job_id, not_pid=stale_pid, timeout=LEASE + 15)
+        published = production.wait_for_job(job_id, "completed", timeout=90)
+    finally:
+        stale.signal_group(signal.SIGCONT)
+    late = wait_for(lambda: production.sql(
+        "SELECT * FROM model_calls WHERE job_id = :id AND fencing_token = 1 "
+        "AND outcome = 'discarded'", id=job_id), "the stale worker's late publish", timeout=90)
+
+    job = production.sql("SELECT * FROM jobs WHERE id = :id", id=job_id)[0]
+    assert (job.status, job.result_id, job.fencing_token) == ("completed", published.result_id, 2)
+    assert results_of(production, job_id) == 1  # the discarded result left nothing behind
+    assert owner_pid(late[0].worker) == stale_pid and stale.alive()
+    calls = production.model_calls()
+    assert [(owner_pid(c.worker), c.fencing_token, c.outcome) for c in calls] == [
+        (stale_pid, 1, "discarded"), (rescuer, 2, "published")]
+    assert "lease lost" in stale.log()
+    invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
+    result = production.scalar("SELECT document FROM results WHERE id = :id",
+                               id=published.result_id)
+    assert invoice["status"] == "completed" and invoice["extraction"] is not None
+    assert invoice["extraction"]["document"]["content_hash"] in result
