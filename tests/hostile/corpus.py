@@ -195,6 +195,16 @@ def unreferenced_bomb(gigabytes: int = 2) -> bytes:
     return pdf.bytes()
 
 
+def object_stream_bomb(gigabytes: int = 2) -> bytes:
+    """No usable xref, and an object stream that inflates to gigabytes: a reader rebuilding the
+    xref opens every object stream while it scans, before any check of ours can look at it."""
+    inner = zlib_zeros(gigabytes * 1024)
+    head = f"1 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length {len(inner)} >>"
+    return (b"%PDF-1.7\n" + head.encode() + b"\nstream\n" + inner + b"\nendstream\nendobj\n"
+            + b"2 0 obj\n<< /Type /Catalog /Pages 3 0 R >>\nendobj\ntrailer\n<< /Root 2 0 R >>\n"
+            + b"%%EOF\n")
+
+
 # -- hostile structure -------------------------------------------------------------------------
 
 def kids_loop() -> bytes:
@@ -216,14 +226,14 @@ def parent_cycle() -> bytes:
     return pdf.bytes()
 
 
-def deeply_nested_arrays(depth: int = 100_000) -> bytes:
-    """An object that is an array inside an array, a hundred thousand deep, on the page."""
+def deeply_nested_arrays(depth: int = 20_000) -> bytes:
+    """An array inside an array, twenty thousand deep (a recursive reader stops at 1,000)."""
     pdf = _invoice_skeleton(page_extra="/Deep 6 0 R")
     pdf.add("[" * depth + "]" * depth, 6)
     return pdf.bytes()
 
 
-def deeply_nested_dicts(depth: int = 50_000) -> bytes:
+def deeply_nested_dicts(depth: int = 20_000) -> bytes:
     pdf = _invoice_skeleton(resources_extra="/ExtGState 6 0 R")
     pdf.add("<< /A " * depth + "1" + " >>" * depth, 6)
     return pdf.bytes()

@@ -84,9 +84,13 @@ def check_pdf(path: str, limits: PreflightLimits) -> PreflightReport:
         except RecursionError as exc:
             raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
         try:
-            pages = count_pages(doc, limits.max_pages)
+            check_declared_pages(doc, limits.max_pages)
             budget = _Budget(limits.max_decompressed_bytes)
-            streams = measure_streams(doc, budget)
+            # Object streams first: resolving a page inside one makes pdfminer inflate it whole.
+            containers = _object_stream_ids(doc)
+            streams = measure_streams(doc, budget, containers)
+            pages = count_pages(doc, limits.max_pages)
+            streams += measure_streams(doc, budget, _top_level_objids(doc), skip=containers)
         except ExtractionError:
             raise
         except PDFEncryptionError as exc:
@@ -106,16 +110,23 @@ def _type_name(node: dict) -> str | None:
     return t.name if isinstance(t, PSLiteral) else None
 
 
-def count_pages(doc: PDFDocument, max_pages: int) -> int:
-    """Leaves of the page tree, walked iteratively; loops are malformed, too many is too large."""
+def _page_tree_root(doc: PDFDocument):
     root_ref = doc.catalog.get("Pages")
-    root = resolve1(root_ref)
-    if not isinstance(root, dict):
+    if not isinstance(resolve1(root_ref), dict):
         raise ExtractionError("pdf_malformed", "the catalog has no page tree")
-    declared = resolve1(root.get("Count"))
+    return root_ref
+
+
+def check_declared_pages(doc: PDFDocument, max_pages: int) -> None:
+    """The catalog's own /Count: cheap, and only ever trusted to refuse."""
+    declared = resolve1(resolve1(_page_tree_root(doc)).get("Count"))
     if isinstance(declared, int) and declared > max_pages:
         raise ExtractionError("pdf_too_large", f"{declared} pages; the limit is {max_pages}")
 
+
+def count_pages(doc: PDFDocument, max_pages: int) -> int:
+    """Leaves of the page tree, walked iteratively; loops are malformed, too many is too large."""
+    root_ref = _page_tree_root(doc)
     pages = 0
     on_path: set[int] = set()  # indirect objects on the current root-to-node path
     seen: set[int] = set()  # a DAG that lists a subtree many times must not blow up
@@ -190,9 +201,25 @@ def _top_level_objids(doc: PDFDocument):
                 yield objid
 
 
-def measure_streams(doc: PDFDocument, budget: _Budget) -> int:
+def _object_stream_ids(doc: PDFDocument) -> set[int]:
+    """Streams that hold other objects, read from the xref alone (nothing is parsed)."""
+    ids: set[int] = set()
+    for xref in doc.xrefs:
+        for objid in xref.get_objids():
+            try:
+                strmid, _, _ = xref.get_pos(objid)
+            except KeyError:
+                continue
+            if strmid is not None:
+                ids.add(strmid)
+    return ids
+
+
+def measure_streams(doc: PDFDocument, budget: _Budget, objids, skip=frozenset()) -> int:
     count = 0
-    for objid in _top_level_objids(doc):
+    for objid in objids:
+        if objid in skip:
+            continue
         try:
             obj = doc.getobj(objid)
         except (PDFException, PSException):
@@ -233,10 +260,13 @@ def decoded_size(stream: PDFStream, limit: int) -> int:
     if stream.rawdata is not None and stream.decipher and stream.objid is not None:
         data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
     size = len(data)
-    for f, params in stream.get_filters():
+    filters = stream.get_filters()
+    for i, (f, params) in enumerate(filters):
+        keep = i < len(filters) - 1  # the last stage is only counted, never held
         if f in LITERALS_FLATE_DECODE:
-            data = _inflate(data, limit)
-        elif f in LITERALS_LZW_DECODE:
+            data, size = _inflate(data, limit, keep)
+            continue
+        if f in LITERALS_LZW_DECODE:
             data = _lzw(data, limit)
         elif f in LITERALS_RUNLENGTH_DECODE:
             data = _runlength(data, limit)
@@ -260,24 +290,32 @@ def _over_budget_left(limit: int) -> ExtractionError:
                            f"({limit // (1024 * 1024)} MB left of the document's budget)")
 
 
-def _inflate(data: bytes, limit: int) -> bytes:
+def _inflate(data: bytes, limit: int, keep: bool) -> tuple[bytes, int]:
+    """Inflate at most `limit` bytes, a chunk at a time; keep the output only if asked."""
     d = zlib.decompressobj()
     out = bytearray()
+    size = 0
     chunk = data
     try:
         while chunk:
-            out += d.decompress(chunk, min(CHUNK, limit + 1 - len(out)))
-            if len(out) > limit:
+            piece = d.decompress(chunk, min(CHUNK, limit + 1 - size))
+            size += len(piece)
+            if size > limit:
                 raise _over_budget_left(limit)
+            if keep:
+                out += piece
             chunk = d.unconsumed_tail
             if d.eof:
                 break
-        out += d.flush()
+        tail = d.flush()
+        size += len(tail)
+        if keep:
+            out += tail
     except zlib.error:
         pass  # pdfminer recovers what it can from corrupt data, and so do we
-    if len(out) > limit:
+    if size > limit:
         raise _over_budget_left(limit)
-    return bytes(out)
+    return bytes(out), size
 
 
 def _lzw(data: bytes, limit: int) -> bytes:
