@@ -1,0 +1,76 @@
+"""Coverage-guided fuzzing of the extraction entry point, `ledgerline.extraction.extract_pdf`.
+
+Any input may make extraction raise `ExtractionError` (that is its contract for bad PDFs);
+any other exception, a hang past libFuzzer's `-timeout` or a memory blow-up past
+`-rss_limit_mb` is a crash. libFuzzer writes the input that caused it as `crash-<sha1>`
+(or `timeout-…`, `oom-…`) under `-artifact_prefix`; copy it to `tests/fuzz/regressions/`
+and `tests/fuzz/test_fuzz_bounded.py` replays it on every run from then on.
+
+    .venv/bin/python fuzz/extract_fuzz.py -max_total_time=600 fuzz/work fuzz/seeds
+
+The seeds are a few small PDFs from the invoice corpus; `fuzz/seeds/` is filled by
+`python fuzz/extract_fuzz.py --seed fuzz/seeds` (or pass any directory of PDFs).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+CONTENT_HASH = "blake3:" + "0" * 64
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
+# Small text-layer PDFs of different producers, embedded XML included (AzureInterior).
+SEEDS = ("invoice2data/tests/compare/SammyMaystoneLinesTest.pdf",
+         "invoice2data/tests/compare/oyo.pdf",
+         "invoice2data/tests/compare/AzureInterior.pdf",
+         "zugferd-corpus/ZUGFeRDv2/fail/python-factur-x/python-factur-x.pdf")
+
+
+def extract_bytes(data: bytes, scratch: str) -> None:
+    """Run extraction over `data`; only ExtractionError is an acceptable failure."""
+    from ledgerline.extraction import ExtractionError, extract_pdf
+
+    with open(scratch, "wb") as f:
+        f.write(data)
+    try:
+        extract_pdf(scratch, content_hash=CONTENT_HASH)
+    except ExtractionError:
+        pass
+
+
+def write_seeds(directory: str | os.PathLike) -> list[Path]:
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in SEEDS:
+        source = CORPUS / name
+        if source.exists():
+            target = out / source.name
+            shutil.copyfile(source, target)
+            written.append(target)
+    return written
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) == 3 and argv[1] == "--seed":
+        for path in write_seeds(argv[2]):
+            print(path)
+        return
+    import atheris
+
+    logging.disable(logging.CRITICAL)  # pdfminer narrates every broken operator
+    with atheris.instrument_imports(include=["ledgerline.extraction", "pdfminer"]):
+        import ledgerline.extraction  # noqa: F401  (instrumented for coverage feedback)
+        import ledgerline.extraction.pipeline  # noqa: F401
+
+    scratch_dir = tempfile.mkdtemp(prefix="ledgerline-fuzz-")
+    scratch = os.path.join(scratch_dir, "input.pdf")
+    atheris.Setup(argv, lambda data: extract_bytes(data, scratch))
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main(sys.argv)

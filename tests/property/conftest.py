@@ -1,0 +1,23 @@
+"""One SQLite database and object directory per test module: examples share them and keep
+apart by using accounts no other example has used (see support.fresh_account)."""
+from __future__ import annotations
+
+import pytest
+
+from ledgerline.adapters.db.migrate import upgrade
+from ledgerline.bootstrap import bootstrap
+from ledgerline.config import Settings
+from tests.fakes import ControlledExtractor
+from tests.property.support import App
+
+
+@pytest.fixture(scope="module")
+def sqlite_app(tmp_path_factory):
+    root = tmp_path_factory.mktemp("property")
+    url = f"sqlite:///{root}/ledgerline.sqlite3"
+    upgrade(url)
+    extractor = ControlledExtractor()
+    services = bootstrap(Settings(database_url=url, storage_url=f"file://{root}/objects",
+                                  spool_dir=None), extractor=extractor)
+    yield App(services, extractor)
+    services.engine.dispose()
