@@ -34,30 +34,58 @@ def fold(text: str) -> str:
 # --------------------------------------------------------------------------- vocabularies
 # Each entry: field -> list of (regex, weight).  Weight says how specific the label is.
 _N = r"(?:n(?:o|r|um|umber|ummer|°|º|\.)?\.?|#|nummer|number|num|id)"
-_RAW: dict[str, list[tuple[str, float]]] = {
+_CONTEXT = {
+    # "Rechnung Nr. 4711 vom 05.03.2018", "Facture n° 12 du 13/11/2017": a title with a number
+    "_TITLE_NUMBER": re.compile(
+        r"(?:rechnung|invoice|facture|factura|fattura|factuur|gutschrift|avoir|credit note|nota)"
+        r"[^\n]{0,12}?(?:n[o°º]?|nr|#|no|nummer|number|numero)?[.:]?\s*[a-z0-9][\w/.-]*\s*$"
+        r"|(?:^|\s)(?:nr|no|n[°o])\.?\s*[a-z0-9][\w/.-]*\s*$"),
+    # numbers of other documents: "original invoice no.", "Ursprungsrechnung Nr."
+    "_OTHER_DOC": re.compile(r"(?:original|referenced|corrected|previous|ursprung\w*|bezug\w*|vorherige\w*|zu)\s*$"),
+    # "<word> Nr." that numbers something other than the invoice
+    "_NOT_INVOICE_NR": re.compile(
+        r"(?:kunde|kunden|lief|liefer|art|artikel|bestell|bestellung|auftrag|order|customer|client|steuer|tax|"
+        r"vat|ust|tel|fax|konto|account|iban|blz|seite|page|pos|hrb|hra|vsnr|mandat|referenz|vertrag|"
+        r"contract|haus|postfach|zimmer|lieferschein|beleg|ursprungs\w*)\w*$"),
+    # dates that are not the issue date
+    "_NOT_ISSUE": re.compile(
+        r"(?:bestell|liefer|leistung|order|deliver|livraison|commande|pedido|entrega|levering|bestel|"
+        r"ordine|consegna|due|fallig|echeance|vencimiento|verval|scadenza|zahlbar|payable|period|"
+        r"zeitraum|periode|reklamation|vertrag|contract|check|start|end|version|druck|print|"
+        r"geburt|birth|ablauf|expir|valid|gultig|abschluss|beginn|ende)[\w.-]*\s*"
+        r"(?:(?:nr|no|n[°o]|#)\.?\s*[\w/.-]*\d[\w/.-]*\s*)?[:]?\s*$"),
+}
+
+_RAW: dict[str, list[tuple]] = {
     "invoice_number": [
         (rf"\b(?:invoice|inv|bill|tax invoice)\s*{_N}\b:?|\binvoice\s*#", 1.0),
         (r"\binvoice number\b|\binvoice no\b", 1.0),
-        (r"\brechnungs?[\s-]*(?:nr|nummer|no)\b\.?|\brechnung\s+nr\b\.?|\bbeleg[\s-]*(?:nr|nummer)\b\.?", 1.0),
+        (r"\brechnungs?[\s-]*(?:nr|nummer|no)\b\.?|\b\w*rechnung(?:skorrektur)?\s+(?:nr|no)\b\.?"
+         r"|\bbeleg[\s-]*(?:nr|nummer)\b\.?|\b\w*rechnung\s*#|\bgutschrift\s+nr\b\.?", 1.0, {"not_before": "_OTHER_DOC"}),
         (r"\bgutschrifts?[\s-]*(?:nr|nummer)\b\.?|\bgutschrift\s+nr\b\.?", 1.0),
-        (r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?(?:facture|avoir|factura)\b", 1.0),
+        (r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?(?:facture|avoir|factura)\b(?!\s+(?:associ|d.origine|origin|rectifi|preced))", 1.0),
         (r"\b(?:facture|avoir|factura|fattura)\s*(?:n\s?[o°º.]?|numero|num\.?|nr\.?|no\.?|#)(?=[\s:.\d]|$)", 1.0),
         (r"\bfactuur\s*(?:nummer|nr|no)\b\.?|\bfactuurnummer\b|\bfactuurnr\b\.?|\bcreditnota\s*(?:nummer|nr)\b\.?", 1.0),
         (r"\bnumero\s+(?:della\s+)?fattura\b|\bn\.\s*fattura\b|\bnum\.\s*fattura\b", 1.0),
         (r"\bdocument\s*(?:no|number|nr)\b\.?", 0.6),
-        (r"\b(?:handels)?rechnung\b|\binvoice\b|\bfacture\b|\bfactuur\b|\bfactura\b|\bfattura\b"
+        (r"\b\w*rechnung\b|\brechnungskorrektur\b|\binvoice\b|\bfacture\b|\bfactuur\b|\bfactura\b|\bfattura\b"
          r"|\bgutschrift\b|\bcredit note\b|\bavoir\b|\bcreditnota\b", 0.45),
+        (r"^(?:nr|no|n[°o])(?![a-z])\.?(?=\s*[:#]?\s*[a-z0-9])", 0.5),
+        (r"(?<=[a-z)])\s+(?:nr|no)\.(?=\s*[a-z0-9])", 0.35, {"not_before": "_NOT_INVOICE_NR"}),
     ],
     "issue_date": [
         (r"\b(?:invoice|billing|issue|bill|tax invoice)\s*date\b|\bdate\s+(?:of\s+)?(?:invoice|issue)\b"
          r"|\bdate issued\b|\binvoice dated\b", 1.0),
-        (r"\brechnungs[\s-]*datum\b|\bbelegdatum\b|\bausstellungsdatum\b|\bgutschriftsdatum\b", 1.0),
-        (r"\bdate\s+(?:de\s+)?(?:la\s+)?(?:facture|facturation|l.emission|emission)\b", 1.0),
+        (r"\brechnungs[\s-]*datum\b|\bbeleg[\s-]*datum\b|\bausstellungs[\s-]*datum\b|\bgutschrifts[\s-]*datum\b", 1.0),
+        (r"\bdate\s+(?:de\s+)?(?:la\s+)?(?:facture|facturation|l.emission|emission)\b(?!\s+(?:associ|d.origine|origin|rectifi|preced))", 1.0),
         (r"\bfecha\s+(?:de\s+)?(?:la\s+)?(?:factura|emision|expedicion)\b", 1.0),
         (r"\bfactuur\s*datum\b|\bfactuurdatum\b", 1.0),
         (r"\bdata\s+(?:della\s+|di\s+)?(?:fattura|emissione|documento)\b", 1.0),
-        (r"\bdatum\b|\bdate\b|\bfecha\b|\bdata\b|\bdated\b", 0.55),
-        (r"\bvom\b|\bdu\b|\bdel\b|\bvan\b", 0.35),
+        (r"(?<![-\w])(?:datum|date|fecha|data|dated)\b(?!\s*(?:de\s+|of\s+|d.|du\s+|di\s+|van\s+)?"
+         r"(?:la\s+)?(?:livraison|delivery|echeance|paiement|payment|commande|order|debut|fin|prestation|"
+         r"facture\s+associee|naissance|entrega|vencimiento|pedido|levering|consegna|scadenza|ordine|"
+         r"lieferung|leistung|due|expiry|service))", 0.55, {"not_before": "_NOT_ISSUE"}),
+        (r"\bvom\b|\bvon\b|\bdu\b|\bdel\b|\bvan\b|\bdated\b|\bof\b", 0.6, {"before": "_TITLE_NUMBER", "not_before": "_NOT_ISSUE"}),
     ],
     "due_date": [
         (r"\bdue\s*date\b|\bpayment\s+due\b|\bdue\s+(?:on|by)\b|\bpay(?:able)?\s+by\b|\bdate due\b", 1.0),
@@ -92,6 +120,7 @@ _RAW: dict[str, list[tuple[str, float]]] = {
     ],
     "tax_total": [
         (r"\b(?:total\s+)?(?:vat|sales\s+tax|gst|tax)(?:\s+(?:amount|total))?\b|\btotal\s+tax(?:es)?\b", 0.8),
+        (r"\b(?:ust|mwst|umsatzsteuer|mehrwertsteuer|vat|tva|btw|iva|tax)\.?\s*(?:gesamt|total|totaal|totale)\b", 1.0),
         (r"\b(?:summe\s+|gesamt\s+)?(?:ust|mwst|umsatzsteuer|mehrwertsteuer)\b(?:[\s.-]*betrag)?|\bsteuerbetrag\b"
          r"|\bust\.?\b|\bmwst\.?\b", 0.8),
         (r"\b(?:montant\s+|total\s+)?tva\b|\btotal\s+taxes?\b", 0.8),
@@ -133,7 +162,7 @@ _RAW: dict[str, list[tuple[str, float]]] = {
 }
 
 CREDIT_NOTE_TITLES = re.compile(
-    r"\bcredit\s*note\b|\bcredit\s+memo\b|\bgutschrift\b|\brechnungskorrektur\b|\bstorno(?:rechnung)?\b"
+    r"\bcredit\s*note\b|\bcredit\s+memo\b|\bgutschrift\b"
     r"|\bavoir\b|\bfacture\s+d.avoir\b|\bnota\s+de\s+credito\b|\bfactura\s+rectificativa\b"
     r"|\bcreditnota\b|\bcreditfactuur\b|\bnota\s+di\s+credito\b"
 )
@@ -170,8 +199,14 @@ COLUMN_HEADERS = {
     "vat_rate": re.compile(r"\b(?:vat|tax|ust|mwst|tva|iva|btw|steuer|taxe)\b|%"),
 }
 
-LABELS: dict[str, list[tuple[re.Pattern, float]]] = {
-    name: [(re.compile(rx), w) for rx, w in entries] for name, entries in _RAW.items()
+def _compile(entry: tuple) -> tuple:
+    rx, w = entry[0], entry[1]
+    cond = entry[2] if len(entry) > 2 else {}
+    return (re.compile(rx), w, _CONTEXT.get(cond.get("before")), _CONTEXT.get(cond.get("not_before")))
+
+
+LABELS: dict[str, list[tuple]] = {
+    name: [_compile(e) for e in entries] for name, entries in _RAW.items()
 }
 
 
@@ -185,12 +220,27 @@ class LabelHit:
         return f"LabelHit({self.field!r}, {self.start}, {self.end}, {self.weight})"
 
 
-def match_labels(folded: str, fields) -> list[LabelHit]:
-    """Label hits of the given fields in a folded line (all matches, overlaps included)."""
+def match_labels(folded: str, fields, prev=None) -> list[LabelHit]:
+    """Label hits of the given fields in a folded line (all matches, overlaps included).
+
+    ``prev`` gives the text before the line (the cell to its left or the line above), as a string
+    or a callable; context conditions of a hit at the start of a line read it.
+    """
     hits = []
+    prev_text = None
     for name in fields:
-        for rx, w in LABELS[name]:
+        for rx, w, before, not_before in LABELS[name]:
             for m in rx.finditer(folded):
-                if m.end() > m.start():
-                    hits.append(LabelHit(name, m.start(), m.end(), w))
+                if m.end() <= m.start():
+                    continue
+                head = folded[: m.start()]
+                if not head.strip() and prev is not None and (before is not None or not_before is not None):
+                    if prev_text is None:
+                        prev_text = prev() if callable(prev) else prev
+                    head = prev_text + " "
+                if before is not None and not before.search(head):
+                    continue
+                if not_before is not None and not_before.search(head):
+                    continue
+                hits.append(LabelHit(name, m.start(), m.end(), w))
     return hits

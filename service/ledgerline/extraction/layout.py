@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from .labels import fold
 from .numbers import find_amounts, guess_decimal_separator
 from .pdf import Line, ParsedPdf
+
+
+_SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
 
 
 class DocText:
@@ -19,13 +24,26 @@ class DocText:
         self.full_text = "\n".join(ln.text for ln in self.lines)
         self.full_folded = "\n".join(self.folded)
         self.decimal = guess_decimal_separator(self.full_text)
-        us_money = "$" in self.full_text or "usd" in self.full_folded
-        self.month_first = bool(us_money and self.decimal != ",")
+        self.month_first = self._month_first()
         self._amounts: dict[int, list] = {}
         self.page_size = {p.number: (p.width, p.height) for p in parsed.pages}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
             self.by_page.setdefault(ln.page, []).append(i)
+
+    def _month_first(self) -> bool:
+        """US-style m/d/y dates?  Decided by the document's own unambiguous dates first."""
+        votes_md = votes_dm = 0
+        for a, b in _SLASH_DATE.findall(self.full_text):
+            a, b = int(a), int(b)
+            if a <= 12 < b <= 31:
+                votes_md += 1
+            elif b <= 12 < a <= 31:
+                votes_dm += 1
+        if votes_md != votes_dm:
+            return votes_md > votes_dm
+        us_money = "$" in self.full_text or "usd" in self.full_folded
+        return bool(us_money and self.decimal != ",")
 
     def amounts(self, i: int) -> list:
         got = self._amounts.get(i)
@@ -77,6 +95,32 @@ class DocText:
             out.append(j)
         out.sort(key=lambda j: (-self.lines[j].y1, abs(self.lines[j].x0 - ln.x0)))
         return out
+
+    def line_above(self, i: int) -> str:
+        """Folded text of the line just above line i (same column), or ''."""
+        ln = self.lines[i]
+        best, best_gap = "", 2.2 * ln.height
+        for j in self.by_page[ln.page]:
+            other = self.lines[j]
+            gap = other.y0 - ln.y1
+            if j == i or gap < -0.2 * ln.height or gap > best_gap:
+                continue
+            if abs(other.x0 - ln.x0) > 15 and not (other.x0 <= ln.x0 <= other.x1):
+                continue
+            best, best_gap = self.folded[j], gap
+        return best
+
+    def context_before(self, i: int) -> str:
+        """What is read before line i: the cell to its left on the same row, else the line above."""
+        ln = self.lines[i]
+        left, left_x = None, -1.0
+        for j in self.by_page[ln.page]:
+            other = self.lines[j]
+            if j != i and other.x1 <= ln.x0 + 2 and other.x1 > left_x and self.same_row(ln, other):
+                left, left_x = j, other.x1
+        if left is not None and ln.x0 - left_x < 8 * ln.height:
+            return self.folded[left]
+        return self.line_above(i)
 
     def relative_y(self, i: int) -> float:
         """0 at the bottom of the page, 1 at the top."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 
 from pdfminer.converter import PDFPageAggregator
@@ -26,7 +27,7 @@ from .numbers import normalise_spaces
 
 log = logging.getLogger(__name__)
 
-LAYOUT_PARAMS = {"line_margin": 0.5, "char_margin": 2.0, "word_margin": 0.1, "boxes_flow": None, "all_texts": True}
+LAYOUT_PARAMS = {"line_margin": 0.5, "char_margin": 2.0, "word_margin": 0.15, "boxes_flow": None, "all_texts": True}
 MAX_PAGES = 200
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
 MIN_TEXT_CHARS = 20
@@ -87,7 +88,11 @@ class ParsedPdf:
         return sum(len(ln.text.strip()) for p in self.pages for ln in p.lines)
 
 
-def _line_from_lt(lt: LTTextLine, page_no: int) -> Line | None:
+_GAP = re.compile(r" {3,}")
+
+
+def _lines_from_lt(lt: LTTextLine, page_no: int) -> list[Line]:
+    """Lines of one pdfminer text line; runs of 3+ spaces (tabular text) split it into cells."""
     chars: list = []
     parts: list[str] = []
     for obj in lt:
@@ -99,13 +104,30 @@ def _line_from_lt(lt: LTTextLine, page_no: int) -> Line | None:
             parts.append(ch)
             chars.append(box)
     text = normalise_spaces("".join(parts))
-    if len(text) != len(chars):  # NFC changed the length: positions per char are lost
-        chars = []
-    stripped = text.rstrip()
-    if not stripped.strip():
-        return None
-    lead = len(stripped) - len(stripped.lstrip())
-    return Line(page_no, lt.x0, lt.y0, lt.x1, lt.y1, stripped[lead:], chars[lead : len(stripped)])
+    if len(text) != len(chars):  # NFC changed the length: per-character positions are lost
+        chars = [None] * len(text)
+    out: list[Line] = []
+    pos = 0
+    pieces = []
+    for m in _GAP.finditer(text):
+        pieces.append((pos, m.start()))
+        pos = m.end()
+    pieces.append((pos, len(text)))
+    for a, b in pieces:
+        seg = text[a:b]
+        lead = len(seg) - len(seg.lstrip())
+        seg = seg.strip()
+        if not seg:
+            continue
+        a += lead
+        b = a + len(seg)
+        boxes = [c for c in chars[a:b] if c is not None]
+        if len(pieces) > 1 and boxes:
+            x0, x1 = boxes[0][0], boxes[-1][1]
+        else:
+            x0, x1 = lt.x0, lt.x1
+        out.append(Line(page_no, x0, lt.y0, x1, lt.y1, seg, chars[a:b]))
+    return out
 
 
 def _collect_lines(container, page_no: int, out: list[Line]) -> None:
@@ -113,13 +135,9 @@ def _collect_lines(container, page_no: int, out: list[Line]) -> None:
         if isinstance(obj, LTTextBox):
             for lt in obj:
                 if isinstance(lt, LTTextLine):
-                    ln = _line_from_lt(lt, page_no)
-                    if ln is not None:
-                        out.append(ln)
+                    out.extend(_lines_from_lt(lt, page_no))
         elif isinstance(obj, LTTextLine):
-            ln = _line_from_lt(obj, page_no)
-            if ln is not None:
-                out.append(ln)
+            out.extend(_lines_from_lt(obj, page_no))
         elif isinstance(obj, LTFigure):
             _collect_lines(obj, page_no, out)
 

@@ -54,20 +54,38 @@ _ID_LEAD = re.compile(r"^[\s:#.\-–]*(?:(?:n[°º]|no\.?|nr\.?|nummer|number|nu
 _NOT_ID_WORDS = {"page", "seite", "datum", "date", "vom", "du", "del", "van", "of", "from"}
 
 
-def read_id(text: str) -> tuple[str, int, int] | None:
-    lead = _ID_LEAD.match(text)
-    start = lead.end() if lead else 0
+_NR_IN_TEXT = re.compile(r"(?:^|(?<=[\s(),]))(?:n\s?[°º]|no\.?|nr\.?|nummer|number|numero|num\.|#)\s*[:.]?\s*",
+                         re.IGNORECASE)
+
+
+def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
     m = _ID_TOKEN.match(text, start)
     if not m:
         return None
     tok = m.group(0).rstrip(".:")
     if not any(c.isdigit() for c in tok) or len(tok) > 40 or len(tok) < 2:
         return None
-    if tok.lower() in _NOT_ID_WORDS or find_dates(tok):
+    if tok.lower() in _NOT_ID_WORDS:
         return None
+    for _d, ds, de in find_dates(tok):
+        if de - ds >= len(tok) - 1:  # the whole token is a date
+            return None
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})*[.,]\d{2}", tok):  # an amount, not an identifier
         return None
     return tok, m.start(), m.start() + len(tok)
+
+
+def read_id(text: str) -> tuple[str, int, int] | None:
+    """An identifier right after a label: 'No. 4711', ': RE-2024/12', '(380) Nr. 471102'."""
+    lead = _ID_LEAD.match(text)
+    got = _id_token(text, lead.end() if lead else 0)
+    if got:
+        return got
+    for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), 40)):
+        got = _id_token(text, m.end())
+        if got:
+            return got
+    return None
 
 
 def read_amount(dt: DocText, i: int, lo: int, hi: int):
@@ -80,7 +98,7 @@ def read_amount(dt: DocText, i: int, lo: int, hi: int):
         after = text[e:e + 3].lstrip()
         if after.startswith("%"):
             continue
-        if not has_dec and not re.search(r"[€$£¥₹]|\b[A-Z]{3}\b", text[max(lo, s - 5):e + 5]):
+        if not has_dec and not re.search(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b", text[max(lo, s - 5):e + 5]):
             # bare integers are weak; accept only when nothing else is on the segment
             if re.search(r"[A-Za-z]{2,}", text[e:hi]) or len(text[lo:hi].strip()) > 12:
                 continue
@@ -94,8 +112,18 @@ def read_date(dt: DocText, text: str):
 
 
 # --------------------------------------------------------------------------- label hits
-def _resolve(hits):
-    """Drop hits contained in a longer hit; keep the rest in line order."""
+_EXCL = re.compile(r"(?:excl|exkl|excluding|exclusive|ohne|zzgl|zuzgl|zuzuglich|plus|before|without|"
+                   r"hors|sin|senza|ex|w/o)\.?\s*\(?\s*$")
+_INCL = re.compile(r"(?:incl|inkl|including|inclusive|with|mit|con|avec|incluido|compris|inclusief)\.?\s*\(?\s*$")
+
+
+def _resolve(hits, folded: str = ""):
+    """Clean up the label hits of one line.
+
+    Hits inside a longer hit go; "excl. VAT" / "inkl. USt." qualify the total before them (net /
+    gross) instead of being a VAT label; adjacent amount labels ("Rechnungssumme Netto") merge
+    into the later, more specific one.
+    """
     hits = sorted(hits, key=lambda h: (h.start, -(h.end - h.start)))
     kept = []
     for h in hits:
@@ -105,7 +133,28 @@ def _resolve(hits):
         if any(k.start == h.start and k.end == h.end and k.field == h.field for k in kept):
             continue
         kept.append(h)
-    return kept
+    if not folded or len(kept) < 2:
+        return kept
+    out = []
+    for h in kept:
+        prev = out[-1] if out else None
+        if h.field == "tax_total" and prev is not None and prev.field in AMOUNT_FIELDS:
+            pre = folded[max(prev.end, h.start - 14):h.start]
+            if _EXCL.search(pre) or _INCL.search(pre):
+                prev.field = "net_total" if _EXCL.search(pre) else "gross_total"
+                prev.weight = max(prev.weight, 0.9)
+                prev.end = h.end
+                tail = re.match(r"[.)\s]*\)", folded[h.end:])
+                if tail:
+                    prev.end = h.end + tail.end()
+                continue
+        if (prev is not None and prev.field in AMOUNT_FIELDS and h.field in AMOUNT_FIELDS
+                and h.start - prev.end <= 3 and not folded[prev.end:h.start].strip(" -")):
+            prev.field, prev.end = h.field, h.end
+            prev.weight = max(prev.weight, h.weight)
+            continue
+        out.append(h)
+    return out
 
 
 def _segment(hits, h, length):
@@ -139,46 +188,86 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
     return None
 
 
+def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
+    """Values for field in the cells to the right of line i, up to the next label cell."""
+    out = []
+    for j in dt.right_of(i)[:5]:
+        hi_j = len(dt.folded[j])
+        nh = _resolve(match_labels(dt.folded[j], LABEL_FIELDS), dt.folded[j])
+        if nh:
+            first = min(nh, key=lambda k: k.start)
+            if first.start == 0:
+                break  # the next cell is another label
+            hi_j = first.start
+        got = _value_from(dt, field, j, 0, hi_j)
+        if got:
+            out.append((j, got))
+            if field != "tax_total":
+                break
+        if hi_j < len(dt.folded[j]):
+            break
+    return out
+
+
+def _column_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
+    """Values in the column under line i: consecutive rows, stopping at a gap or a label."""
+    out = []
+    cur = i
+    for _ in range(8):
+        nxt = dt.below(cur, max_lines=2.6)[:1]
+        if not nxt:
+            break
+        j = nxt[0]
+        got = _value_from(dt, field, j, 0, len(dt.folded[j]))
+        if got is None:
+            if out or field not in AMOUNT_FIELDS:
+                break
+            cur = j  # a second header line ("Positions-" / "betrag")
+            continue
+        out.append((j, got))
+        if field not in AMOUNT_FIELDS:
+            break
+        cur = j
+    return out
+
+
 def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
     cands: dict[str, list[Cand]] = {f: [] for f in LABEL_FIELDS}
+
+    def add(field, j, got, score):
+        v, raw, s, e, strength = got
+        ln = dt.lines[j]
+        cands[field].append(Cand(field, v, score * strength, raw, ln.page, ln.span_bbox(s, e), j))
+
     for i, folded in enumerate(dt.folded):
-        hits = _resolve(match_labels(folded, LABEL_FIELDS))
+        hits = _resolve(match_labels(folded, LABEL_FIELDS, prev=lambda i=i: dt.context_before(i)), folded)
         if not hits:
             continue
-        line = dt.lines[i]
         prose = 0.6 if len(folded) > 70 else 1.0
         for h in hits:
             lo, hi = _segment(hits, h, len(folded))
             base = h.weight * prose
             got = _value_from(dt, h.field, i, lo, hi)
             if got:
-                v, raw, s, e, strength = got
-                cands[h.field].append(Cand(h.field, v, base * POS_SAME * strength, raw, line.page,
-                                           line.span_bbox(s, e), i))
+                add(h.field, i, got, base * POS_SAME)
                 continue
             if hi < len(folded) and h.field not in AMOUNT_FIELDS:
                 continue  # another label follows on the same line: the value is not ours
-            for rank, j in enumerate(dt.right_of(i)[:3]):
-                if _resolve(match_labels(dt.folded[j], LABEL_FIELDS)) and h.field != "currency":
-                    if not (h.field in AMOUNT_FIELDS and dt.amounts(j)):
-                        break
-                got = _value_from(dt, h.field, j, 0, len(dt.folded[j]))
-                if got:
-                    v, raw, s, e, strength = got
-                    other = dt.lines[j]
-                    cands[h.field].append(Cand(h.field, v, base * POS_RIGHT * strength * (1 - 0.05 * rank),
-                                               raw, other.page, other.span_bbox(s, e), j))
-                    break
-            else:
-                for rank, j in enumerate(dt.below(i)[:2]):
-                    got = _value_from(dt, h.field, j, 0, len(dt.folded[j]))
-                    if got:
-                        v, raw, s, e, strength = got
-                        other = dt.lines[j]
-                        weak = 0.75 if h.weight < 0.8 else 1.0
-                        cands[h.field].append(Cand(h.field, v, base * POS_BELOW * strength * weak * (1 - 0.1 * rank),
-                                                   raw, other.page, other.span_bbox(s, e), j))
-                        break
+            right = _right_values(dt, h.field, i)
+            if right:
+                # VAT rows read "rate  basis  tax": the last amount to the right is the tax
+                for k, (j, got) in enumerate(right):
+                    last = k == len(right) - 1
+                    add(h.field, j, got, base * POS_RIGHT * (1.0 if last else 0.8))
+                continue
+            weak = 0.75 if h.weight < 0.8 else 1.0
+            column = _column_values(dt, h.field, i)
+            for k, (j, got) in enumerate(column):
+                if k == 0:
+                    add(h.field, j, got, base * POS_BELOW * weak)
+                elif k == len(column) - 1:
+                    # a summary table: the last row under a header is its total
+                    add(h.field, j, got, base * POS_BELOW * weak * 1.05)
     return cands
 
 
@@ -251,13 +340,13 @@ _VAT_LABEL = LABELS["seller_vat_id"]
 
 def _vat_label_near(dt: DocText, i: int, start: int) -> bool:
     before = dt.folded[i][:start]
-    if any(rx.search(before) for rx, _ in _VAT_LABEL):
+    if any(e[0].search(before) for e in _VAT_LABEL):
         return True
     for j in dt.right_of(i)[:0]:
         pass
     row = dt.row_of(i)
     k = row.index(i)
-    if k > 0 and any(rx.search(dt.folded[row[k - 1]]) for rx, _ in _VAT_LABEL):
+    if k > 0 and any(e[0].search(dt.folded[row[k - 1]]) for e in _VAT_LABEL):
         return True
     return False
 
@@ -314,6 +403,35 @@ def iban_candidates(dt: DocText) -> list[Cand]:
                                     ln.span_bbox(m.start(), m.end()), i))
                     break
     return out
+
+
+_PAID = re.compile(
+    r"\b(?:prepaid|already\s+paid|amount\s+paid|paid\s+amount|payment\s+received|deposit|advance\s+payment|"
+    r"anzahlung\w*|bereits\s+(?:bezahlt|gezahlt)|geleistete|vorauszahlung\w*|acompte|deja\s+(?:paye|regle)|"
+    r"montant\s+regle|pagado|anticipo|betaald|vooruitbetaald|aanbetaling|pagato|acconto)\b")
+_RATE_IN_ROW = re.compile(r"\d\s?%|%\s?\d")
+
+
+def _add_tax_sum(dt: DocText, cands: dict) -> None:
+    """Several VAT rows without a VAT total: their sum is a tax total candidate."""
+    rows = {}
+    for c in cands["tax_total"]:
+        if c.line is None:
+            continue
+        row_text = " ".join(dt.lines[j].text for j in dt.row_of(c.line))
+        if _RATE_IN_ROW.search(row_text) or re.search(r"\b\d{1,2}(?:[.,]\d{1,2})?\s*$", dt.lines[c.line].text):
+            prev = rows.get(c.line)
+            if prev is None or c.score > prev.score:
+                rows[c.line] = c
+    distinct = {}
+    for c in rows.values():
+        key = (c.page, round(dt.lines[c.line].y0))
+        if key not in distinct or c.score > distinct[key].score:
+            distinct[key] = c
+    if len(distinct) >= 2:
+        total = sum((c.value for c in distinct.values()), Decimal("0"))
+        score = min(c.score for c in distinct.values()) * 0.85
+        cands["tax_total"].append(Cand("tax_total", total, score, None, None, None, derived=True))
 
 
 def is_credit_note(dt: DocText) -> bool:
@@ -404,6 +522,10 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     reasons: list[str] = []
     cands = label_candidates(dt)
     fields: dict[str, Cand | None] = {}
+    for f in ("invoice_number", "issue_date"):
+        for c in cands[f]:  # header fields live at the top of the first page
+            if c.page == 1 and c.line is not None and dt.relative_y(c.line) > 0.6:
+                c.score += 0.1
     for f in ID_FIELDS + DATE_FIELDS:
         fields[f] = choose_first(cands[f])
     if fields["issue_date"] is None:
@@ -418,7 +540,16 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     if fields["due_date"] is not None and fields["issue_date"] is not None:
         if fields["due_date"].value == fields["issue_date"].value and fields["due_date"].line == fields["issue_date"].line:
             fields["due_date"] = None
+    _add_tax_sum(dt, cands)
+    credit = is_credit_note(dt)
+    if credit:  # a credit note states its sign in its title; EN 16931 amounts are positive
+        for f in AMOUNT_FIELDS:
+            for c in cands[f]:
+                c.value = abs(c.value)
     amounts, consistent = choose_amounts(dt, cands)
+    if amounts["amount_due"] is None and amounts["gross_total"] is not None and not _PAID.search(dt.full_folded):
+        g = amounts["gross_total"]
+        amounts["amount_due"] = Cand("amount_due", g.value, min(0.6, g.score), None, None, None, derived=True)
     fields.update(amounts)
     cur, reason = currency_candidate(dt, cands["currency"])
     fields["currency"] = cur
@@ -429,7 +560,7 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     fields["buyer_vat_id"] = choose_first(buyer_vat)
     ibans = iban_candidates(dt)
     fields["iban"] = ibans[0] if ibans else None
-    facts = {"credit_note": is_credit_note(dt), "amounts_consistent": consistent,
+    facts = {"credit_note": credit, "amounts_consistent": consistent,
              "vat_checksum_failed": {k for k in ("seller_vat_id", "buyer_vat_id")
                                      if fields[k] is not None and fields[k].derived}}
     for k in facts["vat_checksum_failed"]:
