@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import random
 import shutil
@@ -34,6 +35,7 @@ __all__ = [
     "SeaweedS3Server",
     "ServerStartError",
     "free_port",
+    "port_is_free",
     "postgres_server",
     "seaweed_s3_server",
 ]
@@ -49,7 +51,7 @@ class ServerStartError(RuntimeError):
     """A server could not be started; the message carries the reason and its log tail."""
 
 
-def _port_is_free(port: int) -> bool:
+def port_is_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         try:
             sock.bind((LOOPBACK, port))
@@ -65,7 +67,7 @@ def free_port(exclude: set[int] | frozenset[int] = frozenset()) -> int:
         port = rng.randrange(*PORT_RANGE)
         if port in exclude or port + GRPC_OFFSET in exclude:
             continue
-        if _port_is_free(port) and _port_is_free(port + GRPC_OFFSET):
+        if port_is_free(port) and port_is_free(port + GRPC_OFFSET):
             return port
     raise ServerStartError(f"no free port pair found in {PORT_RANGE}")
 
@@ -92,6 +94,61 @@ def _wait_for_exit(proc: subprocess.Popen, timeout: float) -> bool:
     except subprocess.TimeoutExpired:
         return False
     return True
+
+
+_GUARD_SCRIPT = """
+import json, os, shutil, signal, subprocess, sys
+plan = {}
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("done"):
+        sys.exit(0)
+    plan.update(message)
+if plan.get("pgid"):
+    try:
+        os.killpg(plan["pgid"], signal.SIGKILL)
+    except OSError:
+        pass
+if plan.get("argv"):
+    subprocess.run(plan["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
+for path in plan.get("rmtree", []):
+    shutil.rmtree(path, ignore_errors=True)
+"""
+
+
+class _Guard:
+    """Cleans up after a test process that dies without running its finally blocks.
+
+    A small child process waits for EOF on a pipe from us. A normal exit says "done" first; if
+    we are killed instead, the kernel closes the pipe and the guard stops the server and removes
+    its files, so no PostgreSQL or weed outlives a killed test run.
+    """
+
+    def __init__(self) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _GUARD_SCRIPT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a Ctrl-C aimed at the test run must not kill the guard
+            text=True,
+        )
+
+    def plan(self, **plan) -> None:
+        """pgid: process group to kill; argv: command to run; rmtree: paths to remove."""
+        self._send(plan)
+
+    def dismiss(self) -> None:
+        self._send({"done": True})
+        with contextlib.suppress(OSError):
+            self._proc.stdin.close()
+        self._proc.wait()
+
+    def _send(self, message: dict) -> None:
+        with contextlib.suppress(OSError):
+            self._proc.stdin.write(json.dumps(message) + "\n")
+            self._proc.stdin.flush()
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,12 +244,17 @@ class PostgresServer:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def _run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        command = [str(self.bindir / args[0]), *args[1:]]
+    def command(self, program: str, *args: str) -> list[str]:
+        """argv running a PostgreSQL program, as the postgres user when we are root."""
+        command = [str(self.bindir / program), *args]
         if self._as_postgres:
             command = ["runuser", "-u", "postgres", "--", *command]
+        return command
+
+    def _run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         return subprocess.run(
-            command,
+            self.command(*args),
+            check=False,
             cwd=self.base_dir,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -246,7 +308,7 @@ class PostgresServer:
         }
         lines = "".join(f"{key} = {value}\n" for key, value in settings.items())
         conf = self.data_dir / "postgresql.conf"
-        # Written through runuser-free file I/O: root can write it and ownership stays postgres.
+        # Appended, so a retry on another port overrides the earlier lines (the last one wins).
         with conf.open("a") as handle:
             handle.write("\n# ledgerline test server\n" + lines)
 
@@ -260,7 +322,9 @@ class PostgresServer:
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server: ``fast`` (clean), ``immediate`` (a crash; recovery runs on start)."""
-        result = self._run("pg_ctl", "stop", "--pgdata", str(self.data_dir), "--mode", mode, "--wait")
+        result = self._run(
+            "pg_ctl", "stop", "--pgdata", str(self.data_dir), "--mode", mode, "--wait"
+        )
         if result.returncode != 0 and self.is_running():
             raise RuntimeError(f"pg_ctl stop failed: {result.stdout}{result.stderr}")
 
@@ -324,8 +388,15 @@ def postgres_server(attempts: int = 3, **settings: str) -> Iterator[PostgresServ
     bindir = find_pg_bindir()
     base_dir = Path(tempfile.mkdtemp(prefix="ledgerline-pg-"))
     server = PostgresServer(base_dir, bindir)
+    guard = _Guard()
+    guard.plan(rmtree=[str(base_dir)])
     try:
         server.init()
+        guard.plan(
+            argv=server.command(
+                "pg_ctl", "stop", "--pgdata", str(server.data_dir), "--mode", "immediate"
+            )
+        )
         for attempt in range(1, attempts + 1):
             server.configure(free_port(), settings)
             try:
@@ -341,6 +412,7 @@ def postgres_server(attempts: int = 3, **settings: str) -> Iterator[PostgresServ
             if server.port and server.is_running():
                 server.stop("immediate")
         shutil.rmtree(base_dir, ignore_errors=True)
+        guard.dismiss()
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,9 +449,10 @@ class SeaweedS3Server:
     access_key = "ledgerline-test"
     secret_key = "ledgerline-test-secret"
 
-    def __init__(self, base_dir: Path, weed: Path) -> None:
+    def __init__(self, base_dir: Path, weed: Path, guard: _Guard | None = None) -> None:
         self.base_dir = base_dir
         self.weed = weed
+        self.guard = guard
         self.data_dir = base_dir / "data"
         self.log_path = base_dir / "weed.log"
         self.master_port = self.volume_port = self.filer_port = self.port = 0
@@ -443,10 +516,12 @@ class SeaweedS3Server:
             f"-s3.localSocket={self.base_dir / 's3.sock'}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
-            # One master needs no raft election; without these a restart waits ~17 s for one.
+            # A lone master needs no raft election (else start() can wait ~17 s for one), and
+            # must not resume its raft state: a master that remembers volumes refuses writes for
+            # a 15 s "warm-up" after every restart. The volume server's first heartbeat reports
+            # every volume on disk, so nothing is lost by starting the master afresh.
             "-master.peers=none",
-            "-master.electionTimeout=500ms",
-            "-master.heartbeatInterval=100ms",
+            "-master.resumeState=false",
             # Keep it light: small sparse volumes, no phoning home (there is no internet here).
             "-master.volumeSizeLimitMB=64",
             "-volume.max=0",
@@ -472,6 +547,8 @@ class SeaweedS3Server:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # a Ctrl-C in the terminal is the suite's to handle
             )
+        if self.guard:
+            self.guard.plan(pgid=self._proc.pid)
         try:
             self._wait_ready(timeout)
         except BaseException:
@@ -531,6 +608,8 @@ class SeaweedS3Server:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+        if self.guard:
+            self.guard.plan(pgid=None)
 
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -562,7 +641,8 @@ def seaweed_s3_server(attempts: int = 3, timeout: float = 30) -> Iterator[Seawee
     """Start a throwaway SeaweedFS with S3; kill it and delete its files on exit."""
     weed = find_weed()
     base_dir = Path(tempfile.mkdtemp(prefix="ledgerline-s3-"))
-    server = SeaweedS3Server(base_dir, weed)
+    server = SeaweedS3Server(base_dir, weed, guard=_Guard())
+    server.guard.plan(rmtree=[str(base_dir)])
     try:
         for attempt in range(1, attempts + 1):
             server.assign_ports()
@@ -580,3 +660,4 @@ def seaweed_s3_server(attempts: int = 3, timeout: float = 30) -> Iterator[Seawee
         server.stop()
         server.cleanup_sockets()
         shutil.rmtree(base_dir, ignore_errors=True)
+        server.guard.dismiss()

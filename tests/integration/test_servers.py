@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from tests.servers import free_port, postgres_server, seaweed_s3_server, GRPC_OFFSET, _port_is_free
+from tests.servers import GRPC_OFFSET, free_port, port_is_free, postgres_server, seaweed_s3_server
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,7 @@ def s3_client(s3):
 def test_free_port_has_a_free_grpc_twin():
     port = free_port()
     assert port + GRPC_OFFSET < 32768
-    assert _port_is_free(port) and _port_is_free(port + GRPC_OFFSET)
+    assert port_is_free(port) and port_is_free(port + GRPC_OFFSET)
 
 
 def test_postgres_answers_sql_over_tcp_and_socket(pg):
