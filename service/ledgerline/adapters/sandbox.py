@@ -16,6 +16,7 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import resource
 import signal
 import threading
@@ -42,7 +43,7 @@ class SandboxLimits:
     cpu_seconds: float | None = None  # None: the same as the wall-clock timeout
 
     @classmethod
-    def from_settings(cls, settings) -> "SandboxLimits":
+    def from_settings(cls, settings) -> SandboxLimits:
         return cls(timeout_seconds=settings.extract_timeout_seconds,
                    memory_mb=settings.extract_memory_mb,
                    max_pages=settings.extract_max_pages,
@@ -76,6 +77,7 @@ class SandboxedExtractor:
         self.limits = limits or SandboxLimits()
         self.cancel_event = cancel_event or threading.Event()
         self._recipe = _recipe(inner)
+        pickle.dumps(self._recipe)  # an inner that cannot reach the child fails here, not per job
         self._context = _forkserver_context()
         self._lock = threading.Lock()
         self._running: set[multiprocessing.Process] = set()
@@ -98,10 +100,16 @@ class SandboxedExtractor:
             target=_child_main, name="ledgerline-extract", daemon=True,
             args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
         started = time.monotonic()
-        with self._lock:
-            proc.start()
-            self._running.add(proc)
-        writer.close()
+        try:
+            with self._lock:
+                proc.start()
+                self._running.add(proc)
+        except OSError as exc:  # out of processes or file descriptors: try again later
+            reader.close()
+            raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
+                                  f"process: {exc}", transient=True) from exc
+        finally:
+            writer.close()
         try:
             return self._await(proc, reader, started)
         finally:
@@ -229,14 +237,14 @@ def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimit
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _CpuLimit:
-        message = ("error", ("pdf_timeout", f"extraction used more than {limits.cpu_limit} s "
-                             "of CPU", False))
+        text = f"extraction used more than {limits.cpu_limit} s of CPU"
+        message = ("error", ("pdf_timeout", text, False))
     except MemoryError:
-        message = ("error", ("pdf_too_large", f"extraction needed more than {limits.memory_mb} MB "
-                             "of memory", False))
+        text = f"extraction needed more than {limits.memory_mb} MB of memory"
+        message = ("error", ("pdf_too_large", text, False))
     except RecursionError:
         message = ("error", ("pdf_malformed", "the PDF nests too deeply", False))
-    except Exception:
+    except Exception:  # noqa: BLE001 - a parser bug: the parent logs it and fails the job
         import traceback
 
         message = ("crash", traceback.format_exc())

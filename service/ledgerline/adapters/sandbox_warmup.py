@@ -25,8 +25,8 @@ def tiny_invoice() -> bytes:
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 5 0 R "
-        b"/Resources << /Font << /F1 4 0 R >> >> >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 5 0 R "
+         b"/Resources << /Font << /F1 4 0 R >> >> >>"),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
     ]
@@ -68,7 +68,7 @@ def _import_vat_checkers() -> None:
 
 try:
     warm()
-except Exception:  # noqa: BLE001 - warming is an optimisation; the children still work cold
+except Exception:  # warming is an optimisation; the children still work cold
     log.debug("sandbox warm-up failed", exc_info=True)
 # Children's garbage collections then skip the server's objects instead of writing to (and so
 # copying) every page that holds them.
