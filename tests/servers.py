@@ -114,6 +114,11 @@ if plan.get("argv"):
                    stderr=subprocess.DEVNULL, timeout=60)
 for path in plan.get("rmtree", []):
     shutil.rmtree(path, ignore_errors=True)
+for path in plan.get("unlink", []):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 """
 
 
@@ -136,7 +141,7 @@ class _Guard:
         )
 
     def plan(self, **plan) -> None:
-        """pgid: process group to kill; argv: command to run; rmtree: paths to remove."""
+        """pgid: process group to kill; argv: command to run; rmtree, unlink: paths to remove."""
         self._send(plan)
 
     def dismiss(self) -> None:
@@ -548,7 +553,7 @@ class SeaweedS3Server:
                 start_new_session=True,  # a Ctrl-C in the terminal is the suite's to handle
             )
         if self.guard:
-            self.guard.plan(pgid=self._proc.pid)
+            self.guard.plan(pgid=self._proc.pid, unlink=self.grpc_socket_paths())
         try:
             self._wait_ready(timeout)
         except BaseException:
@@ -623,14 +628,24 @@ class SeaweedS3Server:
             return f"(no log at {self.log_path}: {exc})"
         return "\n".join(text.splitlines()[-lines:])
 
+    def grpc_socket_paths(self) -> list[str]:
+        """The unix sockets weed opens in /tmp beside its gRPC ports (no flag moves them)."""
+        services = {
+            "master": self.master_port,
+            "volume": self.volume_port,
+            "filer": self.filer_port,
+            "s3": self.port,
+        }
+        return [
+            f"/tmp/seaweedfs-{name}-grpc-{port + GRPC_OFFSET}.sock"
+            for name, port in services.items()
+            if port
+        ]
+
     def cleanup_sockets(self) -> None:
-        """Remove the unix sockets weed leaves in /tmp for our ports (there is no flag for them)."""
-        for port in (self.master_port, self.volume_port, self.filer_port, self.port):
-            for path in glob.glob(f"/tmp/seaweedfs-*-{port}.sock") + glob.glob(
-                f"/tmp/seaweedfs-*-{port + GRPC_OFFSET}.sock"
-            ):
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+        for path in self.grpc_socket_paths():
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
     def __repr__(self) -> str:
         return f"<SeaweedS3Server {self.endpoint_url} data_dir={self.data_dir}>"
