@@ -4,6 +4,7 @@ session on loopback, with a database cloned from a migrated template for every t
 from __future__ import annotations
 
 import dataclasses
+import os
 import uuid
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from ledgerline.config import Settings
 from ledgerline.domain.identity import Role
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+# The invoice corpus sits beside the checkout (../shared/corpus); LEDGERLINE_CORPUS moves it.
+CORPUS = Path(os.environ.get("LEDGERLINE_CORPUS") or REPO.parent / "shared" / "corpus")
 BUCKET = "ledgerline-test"
 TEMPLATE_DB = "ledgerline_template"
 
