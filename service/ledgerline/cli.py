@@ -110,25 +110,30 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
 
 @main.command()
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64))
-def worker(concurrency: int) -> None:
+@click.option("--grace", type=click.FloatRange(0), default=None,
+              help="on SIGTERM, seconds to finish the job in hand before handing it back "
+                   "[default: the lease length]")
+def worker(concurrency: int, grace: float | None) -> None:
     """Run a standalone extraction worker until SIGTERM or SIGINT."""
     import logging
 
     from .bootstrap import bootstrap
-    from .service_layer.worker import Worker
+    from .service_layer.worker import Shutdown, Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     services = bootstrap()
-    stop = threading.Event()
+    shutdown = Shutdown(services.extractor,
+                        services.settings.lease_seconds if grace is None else grace)
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    threads = [threading.Thread(target=Worker(services).run, args=(stop,), name=f"worker-{i}")
-               for i in range(concurrency)]
+        signal.signal(sig, shutdown.request)
+    threads = [threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
+                                name=f"worker-{i}") for i in range(concurrency)]
     for t in threads:
         t.start()
     while any(t.is_alive() for t in threads):
         for t in threads:
             t.join(timeout=0.5)
+    shutdown.done()
 
 
 @main.command()

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
+from ..adapters.sandbox import Cancelled
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.jobs import retry_delay, should_retry
 from ..extraction.errors import ExtractionError
@@ -55,6 +56,38 @@ class LeaseKeeper(threading.Thread):
         self._done.set()
 
 
+class Shutdown:
+    """SIGTERM or SIGINT for a worker process: never abandon the job in hand.
+
+    The first signal stops claiming; a job in hand is finished if it ends within `grace`
+    seconds, otherwise its extraction is cancelled and the job handed back (lease released,
+    claimable at once by another worker). A second signal hands back at once.
+    """
+
+    def __init__(self, extractor, grace: float):
+        self.stop = threading.Event()
+        self._extractor, self._grace = extractor, grace
+        self._timer: threading.Timer | None = None
+
+    def request(self, *_signal) -> None:
+        if self.stop.is_set():
+            self.hand_back()
+            return
+        self.stop.set()
+        self._timer = threading.Timer(self._grace, self.hand_back)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def hand_back(self) -> None:
+        cancel = getattr(self._extractor, "cancel", None)  # only a sandbox can be interrupted
+        if cancel is not None:
+            cancel()
+
+    def done(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
 class Worker:
     def __init__(self, services, name: str | None = None, poll_interval: float = 0.25):
         self.services = services
@@ -62,7 +95,7 @@ class Worker:
         self.poll_interval = poll_interval
 
     def run(self, stop: threading.Event) -> None:
-        """Work until `stop` is set; the job in hand is finished, never abandoned."""
+        """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
         wake = self.services.work_available
         while not stop.is_set():
             try:
@@ -111,6 +144,9 @@ class Worker:
                     cost=services.settings.price_per_call, now=services.clock())
             try:
                 document = services.extractor.extract(tmp.name, job.content_hash)
+            except Cancelled:  # shutting down: the job goes back to the queue, not to failed
+                self._end_call(call_id, "cancelled")
+                return self._hand_back(job)
             except ExtractionError as exc:
                 self._end_call(call_id, "failed")
                 return self._finish_failed(job, exc.code, exc.message, transient=exc.transient)
@@ -130,6 +166,12 @@ class Worker:
     def _end_call(self, call_id: int, outcome: str, at=None) -> None:
         with transaction(self.services.engine, write=True) as conn:
             job_table.finish_call(conn, call_id, outcome, at or self.services.clock())
+
+    def _hand_back(self, job) -> None:
+        now = self.services.clock()
+        with transaction(self.services.engine, write=True) as conn:
+            released = job_table.release(conn, job.claim, now, run_after=now)
+        log.info("job %s handed back on shutdown (released: %s)", job.claim.job_id, released)
 
     def _finish_failed(self, job, code: str, message: str, *, transient: bool = False) -> None:
         now = self.services.clock()

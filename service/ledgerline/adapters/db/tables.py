@@ -144,7 +144,8 @@ model_calls = Table(
     Column("request_hash", String(64), nullable=False),
     Column("started_at", UTC, nullable=False),
     Column("finished_at", UTC, nullable=True),
-    Column("outcome", String(16), nullable=False),  # running|published|discarded|failed|abandoned
+    # running | published | discarded | failed | abandoned (its worker vanished) | cancelled
+    Column("outcome", String(16), nullable=False),
     Column("cost", Numeric(12, 6), nullable=False),
     Column("worker", String(120), nullable=False),
     Column("fencing_token", Integer, nullable=False),
