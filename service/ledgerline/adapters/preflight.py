@@ -251,13 +251,13 @@ def _name(v) -> str | None:
 
 def decoded_size(stream: PDFStream, limit: int) -> int:
     """Size of the stream after its filter chain, decoding at most `limit` bytes of output."""
-    data = stream.rawdata if stream.rawdata is not None else stream.data
-    if data is None:
-        return 0
+    if stream.rawdata is None:  # pdfminer decoded it already (an xref stream): just count
+        return len(stream.data or b"")
+    data = stream.rawdata
     declared = resolve1(stream.get("DL"))
     if isinstance(declared, int) and declared > limit:
         raise _over_budget_left(limit)
-    if stream.rawdata is not None and stream.decipher and stream.objid is not None:
+    if stream.decipher and stream.objid is not None:
         data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
     size = len(data)
     filters = stream.get_filters()
