@@ -68,29 +68,27 @@ def days(*, day: str | None = None, first: str | None = None, last: str | None =
 
 def duplicate_report(engine, settings, span: Days) -> list[dict]:
     """One report document per day of the span, oldest first (days without calls included)."""
+    documents = []
     with transaction(engine, write=False) as conn:
-        ops = queries.operation_rows(conn, span.first, span.last,
-                                     lease_seconds=settings.lease_seconds)
-        reqs = {r.day: r for r in queries.request_rows(conn, span.first, span.last)}
-    by_day: dict[date, list[queries.OperationRow]] = {}
-    for row in ops:
-        by_day.setdefault(row.day, []).append(row)
-    return [_document(day, by_day.get(day, []), reqs.get(day), settings.price_per_call)
-            for day in span]
+        for day in span:
+            ops = queries.operation_rows(conn, day, lease_seconds=settings.lease_seconds)
+            req = queries.request_row(conn, day)
+            documents.append(_document(day, ops, req, settings.price_per_call))
+    return documents
 
 
 def _document(day: date, ops: list, req, price: Decimal) -> dict:
     model_calls = sum(op.calls for op in ops)
-    hits, joined = (req.cache_hits, req.joined) if req else (0, 0)
-    would_hits, would_joined = (req.would_be_hits, req.would_be_joined) if req else (0, 0)
+    hits, joined = req.cache_hits, req.joined
+    would_hits, would_joined = req.would_be_hits, req.would_be_joined
     return {
         "day": day.isoformat(),
         "operations": [_operation(op) for op in ops],
         "requests": {
-            "total": req.total if req else 0,
+            "total": req.total,
             "cache_hits": hits,
             "joined": joined,
-            "bypass": req.bypass if req else 0,
+            "bypass": req.bypass,
             "model_calls": model_calls,
             "cost_avoided": money((hits + joined) * price),
             "would_be_hits": would_hits,

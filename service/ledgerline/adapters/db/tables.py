@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, MetaData, Numeric,
-                        String, Table, Text, UniqueConstraint)
+                        String, Table, Text, UniqueConstraint, func)
 from sqlalchemy.types import DateTime, TypeDecorator
 
 metadata = MetaData(naming_convention={
@@ -120,6 +120,7 @@ jobs = Table(
     Index(None, "account", "cache_key", "status"),
     Index(None, "leader_id"),
     Index(None, "created_at"),
+    Index(None, "created_at", "outcome", "would_be"),  # the duplicate-work report
 )
 
 invoices = Table(
@@ -152,3 +153,7 @@ model_calls = Table(
     Index(None, "operation", "started_at"),
     Index(None, "request_hash", "started_at"),
 )
+# The duplicate-work report reads a day's calls in this order, from the index alone.
+Index("ix_model_calls_day_hash", func.date(model_calls.c.started_at), model_calls.c.operation,
+      model_calls.c.request_hash, model_calls.c.started_at, model_calls.c.id,
+      model_calls.c.finished_at, model_calls.c.cost)
