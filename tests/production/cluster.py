@@ -27,6 +27,7 @@ from sqlalchemy import create_engine, text
 
 from ledgerline.adapters.db.accounts import create_account, create_key
 from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.storage import S3ObjectStore
 from ledgerline.bootstrap import utcnow
 from ledgerline.domain.identity import Role
 from tests.servers import free_port
@@ -53,6 +54,11 @@ class Proc:
 
     def alive(self) -> bool:
         return self.popen.poll() is None
+
+    def signal(self, sig: int) -> None:
+        """The process alone, as `docker stop` or an init system would send it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.popen.pid, sig)
 
     def signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -90,6 +96,7 @@ class Cluster:
     api: Proc | None = None
     base: str = ""
     workers: list[Proc] = field(default_factory=list)
+    store: object = None  # the cluster's S3 prefix, read directly to check what was stored
     _engine: object = None
 
     # -- setup ---------------------------------------------------------------------------
@@ -202,6 +209,12 @@ class Cluster:
             "JOIN jobs j ON j.id = coalesce(own.leader_id, own.id) WHERE i.id = :id",
             id=invoice_id)[0]
 
+    def orphans(self) -> list:
+        """Invoice records whose original is not in the object store (there must be none)."""
+        rows = self.sql("SELECT i.id, b.storage_key FROM invoices i LEFT JOIN blobs b "
+                        "ON b.account = i.account AND b.content_hash = i.content_hash")
+        return [r.id for r in rows if r.storage_key is None or not self.store.exists(r.storage_key)]
+
     def wait_for_owner(self, job_id: str, *, not_pid: int | None = None,
                        timeout: float = 30) -> int:
         """The pid of the worker that holds the job's lease (once one does)."""
@@ -272,11 +285,14 @@ def cluster(pg, s3, bucket: str, workdir: Path, *, template: str,
            "PYTHONUNBUFFERED": "1",
            **env_overrides}
     env.pop("PYTEST_CURRENT_TEST", None)
-    c = Cluster(env=env, workdir=workdir, database_url=database_url)
+    client = s3.client(connect_timeout=2, read_timeout=10, retries={"max_attempts": 1})
+    c = Cluster(env=env, workdir=workdir, database_url=database_url,
+                store=S3ObjectStore(bucket, name, client=client))
     try:
         yield c
     finally:
         c.close()
+        client.close()
         with contextlib.suppress(Exception):
             pg.drop_database(name)
 

@@ -12,8 +12,8 @@ LEASE_SECONDS = "3"
 
 @pytest.fixture(scope="session")
 def long_pdf(tmp_path_factory) -> bytes:
-    """About 60 real invoice pages: one extraction takes seconds, long enough to crash into."""
-    path = build_long_pdf(tmp_path_factory.mktemp("long-pdf") / "long.pdf", pages=60)
+    """About 36 real invoice pages: one extraction takes seconds, long enough to crash into."""
+    path = build_long_pdf(tmp_path_factory.mktemp("long-pdf") / "long.pdf", pages=36)
     return path.read_bytes()
 
 

@@ -17,7 +17,7 @@ LEASE = float(LEASE_SECONDS)
 
 
 def start(production, workers: int = 2):
-    production.start_api(2)
+    production.start_api(1)
     for _ in range(workers):
         production.start_worker()
 
@@ -44,6 +44,14 @@ def wait_for(condition, what: str, timeout: float = 60):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def settled_calls(production) -> list:
+    """The ledger once no call is still running (a worker ends its call just after it
+    publishes)."""
+    wait_for(lambda: not production.sql("SELECT 1 FROM model_calls WHERE outcome = 'running'"),
+             "every model call to end", timeout=30)
+    return production.model_calls()
+
+
 def results_of(production, job_id: str) -> int:
     return production.scalar("SELECT count(*) FROM results WHERE job_id = :id", id=job_id)
 
@@ -62,11 +70,11 @@ def test_a_worker_killed_mid_extraction_is_replaced_once_its_lease_runs_out(prod
     assert taken_over_after < LEASE + 5  # the lease, not some longer timeout, decided
     assert job.fencing_token == 2 and job.attempts == 2 and job.lease_owner is None
     assert results_of(production, job_id) == 1
-    calls = production.model_calls()
+    calls = settled_calls(production)
     assert [(owner_pid(c.worker), c.fencing_token) for c in calls] == [(victim, 1), (rescuer, 2)]
     assert calls[0].outcome == "abandoned" and calls[1].outcome == "published"
     invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
-    assert invoice["status"] == "completed" and invoice["extraction"]["document"]["pages"] == 60
+    assert invoice["status"] == "completed" and invoice["extraction"]["document"]["pages"] == 36
 
 
 def test_a_paused_worker_that_wakes_after_the_takeover_cannot_publish(production, long_pdf):
@@ -88,7 +96,7 @@ def test_a_paused_worker_that_wakes_after_the_takeover_cannot_publish(production
     assert (job.status, job.result_id, job.fencing_token) == ("completed", published.result_id, 2)
     assert results_of(production, job_id) == 1  # the discarded result left nothing behind
     assert owner_pid(late[0].worker) == stale_pid and stale.alive()
-    calls = production.model_calls()
+    calls = settled_calls(production)
     assert [(owner_pid(c.worker), c.fencing_token, c.outcome) for c in calls] == [
         (stale_pid, 1, "discarded"), (rescuer, 2, "published")]
     assert "lease lost" in stale.log()
@@ -97,3 +105,46 @@ def test_a_paused_worker_that_wakes_after_the_takeover_cannot_publish(production
                                id=published.result_id)
     assert invoice["status"] == "completed" and invoice["extraction"] is not None
     assert invoice["extraction"]["document"]["content_hash"] in result
+
+
+def test_sigterm_lets_a_worker_finish_the_job_in_hand(production, long_pdf):
+    production.start_api(1)
+    worker = production.start_worker("--grace", "60")
+    invoice_id, job_id, pid = extracting(production, long_pdf)
+    assert pid == worker.pid
+
+    worker.signal(signal.SIGTERM)
+
+    assert worker.wait(60) == 0
+    job = production.sql("SELECT * FROM jobs WHERE id = :id", id=job_id)[0]
+    assert (job.status, job.lease_owner, job.fencing_token) == ("completed", None, 1)
+    calls = settled_calls(production)
+    assert [(owner_pid(c.worker), c.outcome) for c in calls] == [(pid, "published")]
+    invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
+    assert invoice["status"] == "completed"
+
+
+def test_sigterm_past_the_grace_period_hands_the_job_back_at_once(production, long_pdf):
+    production.start_api(1)
+    leaving = production.start_worker("--grace", "0.5")
+    invoice_id, job_id, pid = extracting(production, long_pdf)
+
+    leaving.signal(signal.SIGTERM)
+    stopped = time.monotonic()
+    assert leaving.wait(30) == 0
+    exited_after = time.monotonic() - stopped
+    job = production.sql("SELECT * FROM jobs WHERE id = :id", id=job_id)[0]
+
+    assert exited_after < LEASE  # it did not wait out its extraction, nor its lease
+    assert (job.status, job.lease_owner, job.lease_expires_at) == ("pending", None, None)
+    assert production.model_calls()[0].outcome == "cancelled"
+    assert "handed back" in leaving.log()
+
+    successor = production.start_worker()
+    done = production.wait_for_job(job_id, "completed", timeout=90)
+    assert done.fencing_token == 2
+    calls = settled_calls(production)
+    assert [(owner_pid(c.worker), c.fencing_token, c.outcome) for c in calls] == [
+        (pid, 1, "cancelled"), (successor.pid, 2, "published")]
+    invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
+    assert invoice["status"] == "completed"
