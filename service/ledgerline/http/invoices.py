@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import re
 import time
 from datetime import date, datetime
 from urllib.parse import urlencode
@@ -22,6 +23,9 @@ from .auth import current_caller
 
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
+INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
+# Never legitimate in a filter, and PostgreSQL cannot even compare text holding NUL.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _services():
@@ -32,6 +36,13 @@ def _account(account: str) -> str:
     if not valid_account_name(account):
         raise BadRequest("account names are 2-63 characters of a-z, 0-9 and '-'")
     return account
+
+
+def _invoice_id(invoice_id: str) -> str:
+    """An id this service could not have issued names nothing: 404, like any missing one."""
+    if not INVOICE_ID.fullmatch(invoice_id):
+        raise NotFound("no such invoice")
+    return invoice_id
 
 
 @bp.post("/v1/accounts/<account>/invoices")
@@ -92,7 +103,7 @@ def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
 def get_invoice(account: str, invoice_id: str):
     services, caller = _services(), current_caller()
     with transaction(services.engine, write=False) as conn:
-        invoice = reads.get_invoice(conn, caller, _account(account), invoice_id)
+        invoice = reads.get_invoice(conn, caller, _account(account), _invoice_id(invoice_id))
     if invoice is None:
         raise NotFound("no such invoice")
     return jsonify(invoice)
@@ -102,7 +113,7 @@ def get_invoice(account: str, invoice_id: str):
 def get_file(account: str, invoice_id: str):
     services, caller = _services(), current_caller()
     with transaction(services.engine, write=False) as conn:
-        key = reads.file_location(conn, caller, _account(account), invoice_id)
+        key = reads.file_location(conn, caller, _account(account), _invoice_id(invoice_id))
     if key is None:
         raise NotFound("no such invoice")
     try:
@@ -152,8 +163,9 @@ def _list_filter(args) -> reads.ListFilter:
     if not 1 <= limit <= MAX_PAGE:
         raise BadRequest(f"limit must be between 1 and {MAX_PAGE}")
     seller = args.get("seller")
-    if seller is not None and (not seller.strip() or len(seller) > 200):
-        raise BadRequest("seller must be 1-200 characters")
+    if seller is not None and (not seller.strip() or len(seller) > 200
+                               or CONTROL_CHARACTERS.search(seller)):
+        raise BadRequest("seller must be 1-200 printable characters")
     return reads.ListFilter(status=status, issued_from=_iso_date(args, "issued_from"),
                             issued_to=_iso_date(args, "issued_to"), seller=seller,
                             after=_parse_cursor(args.get("cursor")), limit=limit)
@@ -181,7 +193,7 @@ def _parse_cursor(value: str | None):
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
         created, invoice_id = raw.split("|")
         ts = datetime.fromisoformat(created.replace("Z", "+00:00"))
-        if not invoice_id.startswith("inv_") or len(invoice_id) > 32:
+        if not INVOICE_ID.fullmatch(invoice_id):
             raise ValueError
         return ts, invoice_id
     except ValueError:
