@@ -21,6 +21,8 @@ class Settings:
     extract_memory_mb: int = 1024  # address-space limit of the extraction child
     extract_max_pages: int = 500
     extract_max_decompressed_mb: int = 200  # all of a document's streams, inflated
+    # Requests a minute per API key, per API process (http/security.py says why); 0 = off.
+    rate_limit_per_minute: int = 600
     extra: dict = field(default_factory=dict)
 
     @classmethod
@@ -45,4 +47,6 @@ class Settings:
             extract_max_pages=int(env.get("LEDGERLINE_EXTRACT_MAX_PAGES") or d.extract_max_pages),
             extract_max_decompressed_mb=int(env.get("LEDGERLINE_EXTRACT_MAX_DECOMPRESSED_MB")
                                             or d.extract_max_decompressed_mb),
+            rate_limit_per_minute=int(env.get("LEDGERLINE_RATE_LIMIT_PER_MINUTE")
+                                      or d.rate_limit_per_minute),
         )

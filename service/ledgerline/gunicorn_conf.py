@@ -22,6 +22,7 @@ keepalive = 5
 max_requests = 5000
 max_requests_jitter = 500
 accesslog = "-" if os.environ.get("LEDGERLINE_ACCESS_LOG") == "1" else None
+logger_class = "ledgerline.access_log.RedactingLogger"  # never logs API keys
 errorlog = "-"
 loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
 

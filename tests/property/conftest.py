@@ -18,6 +18,6 @@ def sqlite_app(tmp_path_factory):
     upgrade(url)
     extractor = ControlledExtractor()
     services = bootstrap(Settings(database_url=url, storage_url=f"file://{root}/objects",
-                                  spool_dir=None), extractor=extractor)
+                                  rate_limit_per_minute=0), extractor=extractor)
     yield App(services, extractor)
     services.engine.dispose()

@@ -26,3 +26,11 @@ NotPdf = _error("NotPdf", 415, "not_a_pdf", "The body is not a PDF document")
 IdempotencyKeyReused = _error("IdempotencyKeyReused", 422, "idempotency_key_reused",
                               "This Idempotency-Key was used for a different request")
 Unavailable = _error("Unavailable", 503, "unavailable", "Storage or database unavailable")
+
+
+class RateLimited(LedgerlineError):
+    status, code, title = 429, "rate_limited", "Too many requests"
+
+    def __init__(self, detail: str | None = None, *, retry_after: str = "1"):
+        super().__init__(detail)
+        self.headers = {"Retry-After": retry_after}

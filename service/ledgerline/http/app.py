@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from . import invoices, ops, problems, reports
+from . import invoices, ops, problems, reports, security
 
 
 def create_app(services) -> Flask:
@@ -11,6 +11,7 @@ def create_app(services) -> Flask:
     app.extensions["ledgerline"] = services
     app.json.sort_keys = False
     problems.install(app)
+    security.install(app, services.settings.rate_limit_per_minute)
     app.register_blueprint(ops.bp)
     app.register_blueprint(invoices.bp)
     app.register_blueprint(reports.bp)

@@ -7,6 +7,7 @@ from ..adapters.db.accounts import caller_for_key
 from ..adapters.db.engine import transaction
 from ..domain.errors import Unauthenticated
 from ..domain.identity import Caller
+from .security import rate_limit
 
 
 def current_caller() -> Caller:
@@ -22,4 +23,5 @@ def current_caller() -> Caller:
     if caller is None:
         raise Unauthenticated("unknown API key")
     g.caller = caller
+    rate_limit(caller)
     return caller

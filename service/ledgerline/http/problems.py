@@ -27,7 +27,9 @@ def problem(status: int, code: str, title: str, detail: str | None = None,
 def install(app: Flask) -> None:
     @app.errorhandler(LedgerlineError)
     def _domain(exc: LedgerlineError):
-        headers = {"WWW-Authenticate": 'Bearer realm="ledgerline"'} if exc.status == 401 else None
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = 'Bearer realm="ledgerline"'
         return problem(exc.status, exc.code, exc.title, exc.detail, headers)
 
     @app.errorhandler(RequestEntityTooLarge)
