@@ -115,7 +115,8 @@ _RAW: dict[str, list[tuple]] = {
          r"|\bsteuerbasis\b|\bsteuerpflichtiger\s+betrag\b|\bgesamtsumme\s+netto\b", 1.0),
         (r"\btotal\s+h\.?t\.?\b|\bmontant\s+h\.?t\.?\b|\bsous[\s-]total\b|\btotal\s+hors\s+taxes?\b", 1.0),
         (r"\bbase\s+imponible\b|\btotal\s+sin\s+iva\b|\bimporte\s+neto\b", 1.0),
-        (r"\bsubtotaal\b|\btotaal\s+excl\.?(?:\s+btw)?\b|\bnetto\s*bedrag\b|\bbedrag\s+excl\.?", 1.0),
+        (r"\bsubtotaal\b|\btotaal\s+excl\.?(?:\s+btw)?\b|\bnetto\s*bedrag\b|\bbedrag\s+excl\.?"
+         r"|\bexclusief\s+btw\b|\bexcl\.?\s+btw\b", 1.0),
         (r"\btotale\s+imponibile\b|\bimponibile\b|\btotale\s+netto\b", 1.0),
     ],
     "tax_total": [

@@ -1,7 +1,11 @@
-"""Line items from the text layer: find the table header, map its columns, read rows.
+"""Line items from the text layer.
 
-A table continues onto the next page when no totals row closed it; columns found on the first
-page are reused there (a repeated header on the new page replaces them).
+Find the table header (a row naming at least a money column and a description or quantity
+column), then read the amount column: every amount aligned under the net-amount header anchors
+one item; the other cells of that item are the lines closest to it vertically, assigned to columns
+by horizontal overlap.  Anchoring on the amount tolerates rows whose cells sit at slightly
+different heights.  A table that no totals row closed continues on the next page with the same
+columns (a repeated header there replaces them).
 """
 
 from __future__ import annotations
@@ -9,73 +13,124 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from .labels import COLUMN_HEADERS, STOP_ITEMS
+from .labels import STOP_ITEMS, match_labels
 from .layout import DocText
 from .numbers import parse_percent
 
-_KIND_ORDER = ("vat_rate", "quantity", "unit_price", "net_amount", "description")
-_QTY_RE = re.compile(r"^\s*(-?\d{1,7}(?:[.,]\d{1,5})?)(?:\s|$|[a-zA-Z(])")
+_HEADERS = {
+    "vat_rate": re.compile(
+        r"^(?:vat|tax|ust|mwst|tva|iva|btw|steuer|taxe|taxes|tax\s+rate|vat\s+rate|ust\.?\s*%|mwst-?%|"
+        r"steuersatz|tva\s*%|btw\s*%|iva\s*%|%|vat\s*%|tax\s*%|taux)\b|^(?:\w+\s)?%$|steuersatz|mwst-?%"),
+    "quantity": re.compile(
+        r"\b(?:qty|quantity|menge|anzahl|anz|quantite|qte|nombre|cantidad|cant|aantal|hoeveelheid|"
+        r"quantita|qta|units?|hours|stunden|std|stk)\b"),
+    "unit_price": re.compile(
+        r"\b(?:unit\s+price|unit\s+cost|einzelpreis|e-?preis|stuckpreis|prix\s+unitaire|p\.?\s?u\.?(?:\s+ht)?|"
+        r"precio\s+unitario|stukprijs|prijs\s+per\s+stuk|prezzo\s+unitario|unitaire|vk-?preis|"
+        r"nettopreis|rate|price)\b"),
+    "net_amount": re.compile(
+        r"\b(?:amount|line\s+total|total|\w*betrag|\w*summe|gesamt\w*|montant(?:\s+ht)?|prix\s+ht|total\s+ht|"
+        r"importe|\w*bedrag|totaal|importo|totale|subtotal|\w*wert|entgelt|net|netto|prix\s+incl|"
+        r"prijs\s+incl)\b"),
+    "unit_price_weak": re.compile(r"\b(?:preis|prix|prijs|precio|prezzo)\b"),
+    "description": re.compile(
+        r"\b(?:description|item|product|service|article|artikel\w*|bezeichnung|beschreibung|leistung|"
+        r"designation|libelle|produit|descripcion|concepto|articulo|omschrijving|descrizione|"
+        r"articolo|prodotto|details?|produkt|position|bezeichnung)\b"),
+}
+_KIND_ORDER = ("vat_rate", "unit_price", "quantity", "net_amount", "unit_price_weak", "description")
+_QTY_RE = re.compile(r"^\s*(-?\d{1,7}(?:[.,]\d{1,5})?)(?=\s|$|[a-zA-Z(])")
 _TOTAL_WORDS = re.compile(
-    r"\b(?:sub[\s-]?total|total|summe|gesamtbetrag|zwischensumme|rechnungssumme|positionssumme|"
+    r"^(?:sub[\s-]?total|total|summe|gesamtbetrag|zwischensumme|rechnungssumme|positionssumme|"
     r"nettobetrag|bruttobetrag|montant\s+(?:ht|ttc)|sous[\s-]total|subtotaal|totaal|totale|"
-    r"imponibile|base\s+imponible|steueraufschlusselung|belegsummen|zahlbetrag)\b")
+    r"imponibile|base\s+imponible|steueraufschlusselung|umsatzsteueraufschlusselung|belegsummen|"
+    r"zahlbetrag|warenwert|tax\s+summary|vat\s+summary|nettowert|endbetrag|zu-?/abschlag)\b")
 
 
-def _rows(dt: DocText, page: int) -> list[list[int]]:
-    """Lines of a page grouped into rows, top to bottom."""
-    rows: list[list[int]] = []
-    for i in dt.by_page.get(page, []):
-        ln = dt.lines[i]
-        if rows:
-            ref = dt.lines[rows[-1][0]]
-            if dt.same_row(ref, ln):
-                rows[-1].append(i)
-                continue
-        rows.append([i])
-    for r in rows:
-        r.sort(key=lambda i: dt.lines[i].x0)
-    return rows
+_SECTION = re.compile(
+    r"^(?:zu-?\s*und\s+abschlage|abschlage|zuschlage|rabatte|nachlasse|allowances?|charges|"
+    r"remises|majorations|descuentos|kortingen|sconti|payment\s+terms|zahlungsbedingungen|"
+    r"bemerkungen|notes?\b)")
 
 
-def _kinds(folded: str) -> list[str]:
-    return [k for k in _KIND_ORDER if COLUMN_HEADERS[k].search(folded)]
+def _strong_total_label(folded: str) -> bool:
+    for h in match_labels(folded, ("gross_total", "net_total", "tax_total", "amount_due")):
+        if h.weight >= 0.8 and h.start <= 3:
+            return True
+    return False
 
 
-def _header_columns(dt: DocText, row: list[int]) -> dict[str, tuple[float, float]] | None:
-    cols: dict[str, tuple[float, float]] = {}
-    for i in row:
-        folded = dt.folded[i]
-        if len(folded) > 60 or dt.amounts(i):
-            return None
-        for k in _kinds(folded):
-            if k not in cols:
-                ln = dt.lines[i]
-                cols[k] = (ln.x0, ln.x1)
-                break
-    has_money = "net_amount" in cols or "unit_price" in cols
-    if has_money and len(cols) >= 3 or (len(cols) >= 2 and "net_amount" in cols and "description" in cols):
-        return cols
+def _kind(folded: str) -> str | None:
+    for k in _KIND_ORDER:
+        if _HEADERS[k].search(folded):
+            return "unit_price" if k == "unit_price_weak" else k
     return None
 
 
-def _extend_header(dt: DocText, rows, k: int, cols: dict) -> None:
-    """Stacked header cells above/below the header row fill in missing columns."""
+def _rows(dt: DocText, page: int) -> list[list[int]]:
+    rows: list[list[int]] = []
+    for i in dt.by_page.get(page, []):
+        if rows and dt.same_row(dt.lines[rows[-1][0]], dt.lines[i]):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+def _header(dt: DocText, rows, k: int) -> dict | None:
+    cols: dict[str, tuple[float, float]] = {}
+    for i in rows[k]:
+        f = dt.folded[i]
+        if len(f) > 45 or dt.amounts(i):
+            return None
+        kind = _kind(f)
+        ln = dt.lines[i]
+        if kind and (kind not in cols or (kind == "net_amount" and ln.x0 > cols[kind][0])):
+            cols[kind] = (ln.x0, ln.x1)  # the line amount is the rightmost money column
+    money = "net_amount" in cols or "unit_price" in cols
+    if not money or len(cols) < 2 or not ({"description", "quantity"} & cols.keys()):
+        return None
+    # stacked header cells just above/below ("Positions-" / "betrag")
     ref = dt.lines[rows[k][0]]
     for off in (-2, -1, 1, 2):
-        if not 0 <= k + off < len(rows):
-            continue
-        for i in rows[k + off]:
-            ln = dt.lines[i]
-            if abs(ln.y0 - ref.y0) > 2.6 * ref.height or dt.amounts(i):
-                continue
-            for kind in _kinds(dt.folded[i]):
-                if kind not in cols:
+        if 0 <= k + off < len(rows):
+            for i in rows[k + off]:
+                ln = dt.lines[i]
+                if abs(ln.y0 - ref.y0) > 2.6 * ref.height or dt.amounts(i) or len(dt.folded[i]) > 30:
+                    continue
+                kind = _kind(dt.folded[i])
+                if kind and kind not in cols:
                     cols[kind] = (ln.x0, ln.x1)
-                    break
+    header_bottom = min(dt.lines[i].y0 for i in rows[k])
+    if "net_amount" not in cols:
+        col = _infer_amount_col(dt, rows, k)
+        if col is None:
+            return None
+        cols["net_amount"] = col
+    cols["_bottom"] = (header_bottom, header_bottom)
+    return cols
 
 
-def _in_col(x0: float, x1: float, col: tuple[float, float], slack: float = 30.0) -> bool:
-    return x1 >= col[0] - slack and x0 <= col[1] + slack
+def _infer_amount_col(dt: DocText, rows, k: int) -> tuple[float, float] | None:
+    """No header names the line amount: take the rightmost column of amounts under the header."""
+    edges: list[float] = []
+    for row in rows[k + 1:k + 25]:
+        for i in row:
+            ln = dt.lines[i]
+            for value, s, e, has_dec in dt.amounts(i):
+                if has_dec and not ln.text[e:e + 2].strip().startswith("%"):
+                    edges.append(ln.span_bbox(s, e)[2])
+    if not edges:
+        return None
+    right = max(edges)
+    near = [x for x in edges if right - x <= 12]
+    if len(near) < max(1, len(edges) // 6):
+        return None
+    return (right - 45, right)
+
+
+def _overlap(a0: float, a1: float, b0: float, b1: float, slack: float) -> bool:
+    return a1 >= b0 - slack and a0 <= b1 + slack
 
 
 def _dec(text: str) -> Decimal | None:
@@ -85,91 +140,119 @@ def _dec(text: str) -> Decimal | None:
         return None
 
 
-def _read_row(dt: DocText, row: list[int], cols: dict, amount_x1: float) -> dict | None:
-    # the line amount: an amount whose right edge sits under the amount column
-    net = None
-    net_i = None
-    for i in row:
-        ln = dt.lines[i]
-        for value, s, e, has_dec in dt.amounts(i):
-            if not has_dec:
-                continue
-            if ln.text[e:e + 2].strip().startswith("%"):
-                continue
-            bb = ln.span_bbox(s, e)
-            if abs(bb[2] - amount_x1) <= 25 or (bb[0] <= amount_x1 <= bb[2] + 25):
-                net, net_i = value, i
-    if net is None:
-        return None
-    item = {"description": None, "quantity": None, "unit_price": None, "net_amount": net,
-            "vat_rate": None}
-    desc_parts = []
-    for i in row:
-        if i == net_i:
+def _anchor_amount(dt: DocText, i: int, col: tuple[float, float]):
+    ln = dt.lines[i]
+    best = None
+    for value, s, e, has_dec in dt.amounts(i):
+        if not has_dec or ln.text[e:e + 2].strip().startswith("%"):
             continue
+        bb = ln.span_bbox(s, e)
+        if abs(bb[2] - col[1]) <= 30 or _overlap(bb[0], bb[2], col[0], col[1], 4):
+            best = value
+    return best
+
+
+def _read_page(dt: DocText, page: int, cols: dict, top: float) -> tuple[list[dict], bool]:
+    """Items on one page under y=top; returns (items, table_closed)."""
+    amount_col = cols["net_amount"]
+    lines = [i for i in dt.by_page.get(page, []) if dt.lines[i].y1 <= top + 0.5]
+    anchors: list[tuple[int, Decimal]] = []
+    closed = False
+    stop_y = None
+    skipped_rows: list = []
+    desc_x0 = cols["description"][0] if "description" in cols else min(c[0] for c in cols.values())
+    for i in lines:
         ln = dt.lines[i]
-        text = ln.text
-        if "%" in text and item["vat_rate"] is None:
-            item["vat_rate"] = parse_percent(text)
-        if "quantity" in cols and _in_col(ln.x0, ln.x1, cols["quantity"], 20) and item["quantity"] is None:
-            m = _QTY_RE.match(text)
-            if m:
-                item["quantity"] = _dec(m.group(1))
+        f = dt.folded[i]
+        if STOP_ITEMS.match(f) or _TOTAL_WORDS.match(f) or _SECTION.match(f):
+            if ln.x0 >= amount_col[0] - 80:
+                skipped_rows.append(ln)  # an intermediate subtotal printed in the amount column
                 continue
-        if "unit_price" in cols and _in_col(ln.x0, ln.x1, cols["unit_price"], 20) and item["unit_price"] is None:
-            amts = [a for a in dt.amounts(i) if not text[a[2]:a[2] + 2].strip().startswith("%")]
-            if amts:
-                item["unit_price"] = amts[-1][0]
+            closed, stop_y = True, ln.y1
+            break
+        if ln.x1 < amount_col[0] - 5 and f.endswith(":") and ln.x0 < desc_x0 - 20 and not dt.amounts(i):
+            closed, stop_y = True, ln.y1  # a new section heading at the left margin
+            break
+        if ln.x1 < amount_col[0] - 5 and _strong_total_label(f):
+            closed, stop_y = True, ln.y1
+            break
+        if ln.x0 < amount_col[0] - 60:
+            continue
+        value = _anchor_amount(dt, i, amount_col)
+        if value is not None:
+            anchors.append((i, value))
+    if stop_y is not None:
+        anchors = [(i, v) for i, v in anchors if dt.lines[i].y0 > stop_y - 1]
+    anchors = [(i, v) for i, v in anchors if not any(dt.same_row(dt.lines[i], r) for r in skipped_rows)]
+    if not anchors:
+        return [], closed
+    # every other line goes to the vertically nearest anchor within about a line
+    centre = {i: (dt.lines[i].y0 + dt.lines[i].y1) / 2 for i in lines}
+    cells: dict[int, list[int]] = {a: [] for a, _ in anchors}
+    anchor_ids = {a for a, _ in anchors}
+    for i in lines:
+        if i in anchor_ids or (stop_y is not None and dt.lines[i].y1 <= stop_y):
+            continue
+        best, dist = None, None
+        for a, _ in anchors:
+            d = abs(centre[i] - centre[a])
+            if d <= 1.25 * dt.lines[a].height and (dist is None or d < dist):
+                best, dist = a, d
+        if best is not None:
+            cells[best].append(i)
+    items = []
+    for a, value in anchors:
+        item = {"description": None, "quantity": None, "unit_price": None, "net_amount": value,
+                "vat_rate": None}
+        desc = []
+        for i in sorted(cells[a], key=lambda i: dt.lines[i].x0):
+            ln, text = dt.lines[i], dt.lines[i].text
+            if "%" in text and item["vat_rate"] is None and len(text) < 25:
+                item["vat_rate"] = parse_percent(text)
                 continue
-        if "description" in cols and ln.x1 > cols["description"][0] - 40 and not dt.amounts(i) and "%" not in text:
-            desc_parts.append(text)
-        elif "description" not in cols and not dt.amounts(i):
-            desc_parts.append(text)
-    if desc_parts:
-        item["description"] = " ".join(desc_parts)[:500]
-    return item
+            if "quantity" in cols and _overlap(ln.x0, ln.x1, *cols["quantity"], 15) and item["quantity"] is None:
+                m = _QTY_RE.match(text)
+                if m:
+                    item["quantity"] = _dec(m.group(1))
+                    continue
+            if "unit_price" in cols and _overlap(ln.x0, ln.x1, *cols["unit_price"], 15) and item["unit_price"] is None:
+                amts = [x for x in dt.amounts(i) if not text[x[2]:x[2] + 2].strip().startswith("%")]
+                if amts:
+                    item["unit_price"] = amts[-1][0]
+                    continue
+            if ln.x1 < amount_col[0] and not re.fullmatch(r"[\d\s.,%€$£-]+", text):
+                desc.append(text)
+        if desc:
+            item["description"] = " ".join(desc)[:500]
+        items.append(item)
+    return items, closed
 
 
-def extract_line_items(dt: DocText) -> list[dict]:
+def extract_line_items(dt: DocText, *, credit_note: bool = False) -> list[dict]:
     items: list[dict] = []
     cols = None
-    amount_x1 = None
     open_table = False
     for page in sorted(dt.by_page):
         rows = _rows(dt, page)
-        start = 0
-        # a (repeated) header on this page
-        for k, row in enumerate(rows):
-            found = _header_columns(dt, row)
+        found = None
+        for k in range(len(rows)):
+            found = _header(dt, rows, k)
             if found:
-                _extend_header(dt, rows, k, found)
-                cols, start, open_table = found, k + 1, True
-                col = cols.get("net_amount") or cols.get("unit_price")
-                amount_x1 = col[1]
                 break
+        if found:
+            cols, top, open_table = found, found["_bottom"][0], True
+        elif open_table and cols is not None:
+            top = dt.page_size[page][1]
         else:
-            if not open_table:
-                continue
-        if cols is None or amount_x1 is None:
             continue
-        last_item_y = None
-        for row in rows[start:]:
-            folded = " ".join(dt.folded[i] for i in row)
-            first = dt.folded[row[0]]
-            if STOP_ITEMS.match(first) or (_TOTAL_WORDS.search(folded) and not _looks_like_item(dt, row)):
-                open_table = False
-                break
-            item = _read_row(dt, row, cols, amount_x1)
-            if item is not None:
-                items.append(item)
-                last_item_y = dt.lines[row[0]].y0
-            elif items and last_item_y is not None and items[-1]["description"] is None:
-                texts = [dt.lines[i].text for i in row if not dt.amounts(i)]
-                if texts:
-                    items[-1]["description"] = " ".join(texts)[:500]
+        page_items, closed = _read_page(dt, page, cols, top)
+        items.extend(page_items)
+        if closed:
+            open_table = False
+    if credit_note:
+        for it in items:
+            for k in ("net_amount", "unit_price", "quantity"):
+                if it[k] is not None:
+                    it[k] = abs(it[k])
     return items
 
-
-def _looks_like_item(dt: DocText, row: list[int]) -> bool:
-    """A row whose first cell is a position number is an item even if it says 'total'."""
-    return bool(re.match(r"^\d{1,4}$", dt.lines[row[0]].text.strip())) and len(row) >= 3

@@ -1,136 +1,251 @@
 """Seller and buyer names from the text layer.
 
-Evidence, strongest first: a party label ("Seller:", "Rechnungsempfänger", "Bill to", ...) with
-the name beside or under it; a company name with a legal form (GmbH, B.V., SARL, Inc., ...) in
-the letterhead or the footer; the line next to the seller's VAT id.  A name inside the buyer's
-block is never taken for the seller.
+Evidence, strongest first: a party label ("Seller", "Rechnungsempfänger", "Bill to", ...) heading
+a block whose first name-like line (or its "Name:" line) is the party; the sender line printed
+above the address window ("Firma GmbH · Straße 1 · 12345 Ort") and the recipient block below it;
+the account holder of the bank details; a company name with a legal form (GmbH, B.V., SARL,
+Inc., ...) in the letterhead or footer; the first line of the letterhead.  A name found in the
+buyer's block is never taken for the seller.
 """
 
 from __future__ import annotations
 
 import re
 
-from .labels import BUYER_CONTEXT, SELLER_CONTEXT
 from .layout import DocText
 from .text_layer import Cand
 
 _LEGAL_FORM = re.compile(
     r"(?:\b(?:gmbh|ag|kg|ohg|ug|gbr|e\.\s?k\.|mbh|se|sarl|s\.a\.r\.l\.|sas|sasu|eurl|sa|s\.a\.|s\.l\.|sl|"
     r"s\.a\.u\.|b\.v\.|bv|n\.v\.|nv|v\.o\.f\.|vof|s\.r\.l\.|srl|s\.p\.a\.|spa|s\.n\.c\.|snc|inc\.?|llc|"
-    r"ltd\.?|limited|plc|llp|corp\.?|corporation|co\.|pvt\.?\s+ltd\.?|gmbh\s*&\s*co\.?\s*kg)(?=$|[\s,.)]))",
+    r"ltd\.?|limited|plc|llp|corp\.?|corporation|co\.|pvt\.?\s+ltd\.?|a\.g\.|e\.v\.)(?=$|[\s,.)]))"
 )
 _NOT_NAME = re.compile(
     r"\b(?:invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit note|page|seite|"
-    r"date|datum|tel|fax|phone|e-?mail|www\.|http|iban|bic|swift|ust|vat|tva|btw|steuer|tax|"
-    r"strasse|straße|street|rue|calle|via|straat|postfach|amtsgericht|registergericht|handelsregister|"
-    r"geschaftsfuhrer|managing|directors?|capital|capital social|siret|siren|rcs|hrb|kvk|"
-    r"bank|konto|account|total|summe|betrag|amount|stylesheet|seller|buyer|verkaufer|kaufer)\b"
+    r"date|datum|tel|telefon|telephone|fax|phone|e-?mail|www|http|iban|bic|swift|ust|vat|tva|btw|"
+    r"steuer|steuernummer|tax|postfach|amtsgericht|registergericht|handelsregister\w*|geschaftsfuhr\w*|"
+    r"managing|directors?|capital|siret|siren|rcs|hrb|kvk|bank|konto|account|total|summe|betrag|"
+    r"amount|stylesheet|nummer|number|gln|gtin|duns|kunden-?nr|lief-?nr|customer|client\s+id|"
+    r"order|bestellung|reference|referenz|not\s+to\s+be|contact|kontakt|ansprechpartner|"
+    r"adresse|address|anschrift)\b|@|\(c\)"
 )
-_PARTY_SPLIT = re.compile(r"\s+[-–|·•]\s+|\s*[|·•]\s*|,\s+(?=\d)|\s{3,}")
+_SUB_LABEL = re.compile(r"^(?:name|firma|company|nom|raison\s+sociale|nombre|naam|nome|ragione\s+sociale)\s*:?\s*")
+_SKIP_IN_BLOCK = re.compile(
+    r"^(?:nummer|number|nr\b|no\.|gln\b|gtin\b|id\b|kunden-?(?:nr|nummer)|lief-?(?:nr|nummer)|"
+    r"customer\s+(?:no|number|id)|client\s+(?:no|id)|account|tel\b|fax\b|e-?mail|www|ust\b|vat\b|"
+    r"tva\b|steuer|tax\b|globale\s+nummer|anschrift|address|adresse|kontakt|contact|phone|"
+    r"telefon|ref\b)"
+)
+_PERSON_PREFIX = re.compile(r"^(?:attn|z\.\s?hd|c/o|zu\s+handen|abteilung|department|dept|a\s+l.attention)\b")
+_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
+_SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
 _SELLER_LABEL = re.compile(
     r"^(?:seller|vendor|supplier|from|sold\s+by|service\s+provider|issued\s+by|verkaufer|lieferant|"
-    r"leverancier|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|emisor|fornitore|"
-    r"venditore|cedente(?:\s+prestatore)?|rechnungssteller|absender)\b[^a-z0-9]*"
+    r"rechnungs(?:er|aus)steller|leverancier|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|"
+    r"emisor|fornitore|venditore|cedente(?:\s+prestatore)?|absender)\b\s*(?::\s*|$)"
 )
 _BUYER_LABEL = re.compile(
     r"^(?:bill(?:ed)?\s+to|invoice\s+to|sold\s+to|customer|client|buyer|recipient|kunde|kaufer"
-    r"(?:/leistungsempfanger)?|leistungsempfanger|rechnungsempfanger|rechnungsadresse|empfanger|"
+    r"(?:\s*/\s*leistungsempfanger)?|leistungsempfanger|rechnungsempfanger|rechnungsadresse|"
     r"factuuradres|klant|afnemer|destinataire|facture\s+a|facturer\s+a|adresse\s+de\s+facturation|"
-    r"cliente|destinatario|acquirente|cessionario(?:\s+committente)?|comprador|facturar\s+a)\b[^a-z0-9]*"
+    r"cliente|destinatario|acquirente|cessionario(?:\s+committente)?|comprador|facturar\s+a)\b\s*(?::\s*|$)"
+)
+_HOLDER_LABEL = re.compile(
+    r"\b(?:titulaire\s+du\s+compte|kontoinhaber(?:in)?|account\s+(?:holder|name)|beneficiary|"
+    r"begunstigte[rn]?|beneficiaire|titular(?:\s+de\s+la\s+cuenta)?|begunstigde|intestatario|"
+    r"ten\s+name\s+van)\s*:?\s*"
+)
+_TITLES = re.compile(
+    r"^(?:invoice|tax\s+invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit\s+note|"
+    r"receipt|quittung|recu|payment\s+receipt|kopie|copy|duplicate|original|retail\s+invoices?)\b"
 )
 
 
-def _clean_name(text: str) -> str | None:
-    t = text.strip(" ,;:-–|·•\t")
-    t = re.sub(r"\s+", " ", t)
-    if len(t) < 2 or len(t) > 80 or not re.search(r"[A-Za-zÀ-ÿ]{2,}", t):
+def _is_party_label(folded: str) -> bool:
+    return bool(_SELLER_LABEL.match(folded) or _BUYER_LABEL.match(folded))
+
+
+def _clean(text: str) -> str | None:
+    t = re.sub(r"\s+", " ", text.strip(" ,;:-–|·•●\t"))
+    if len(t) < 2 or len(t) > 80 or not re.search(r"[^\W\d_]{2,}", t):
         return None
-    if sum(c.isdigit() for c in t) > len(t) / 3:
+    if sum(c.isdigit() for c in t) > len(t) / 4:
         return None
     return t
 
 
-def _name_part(dt: DocText, i: int) -> tuple[str, int, int] | None:
-    """The company-name part of a line that may also hold an address (split on separators)."""
-    text = dt.lines[i].text
-    pos = 0
-    for part in _PARTY_SPLIT.split(text):
-        start = text.find(part, pos)
-        pos = start + len(part)
-        name = _clean_name(part)
-        if name:
-            return name, start, start + len(part)
-    return None
+def _namelike(dt: DocText, j: int) -> bool:
+    f = dt.folded[j]
+    return bool(_clean(dt.lines[j].text)) and not _NOT_NAME.search(f) and not _SKIP_IN_BLOCK.match(f) \
+        and not f.startswith("(")
 
 
-def _after_label(dt: DocText, i: int, rx: re.Pattern) -> tuple[int, int, int] | None:
-    """Where the name following a party label sits: (line, start, end)."""
-    folded = dt.folded[i]
-    m = rx.match(folded)
-    if not m:
+def _first_part(text: str) -> tuple[str, int, int] | None:
+    """The leading name part of a line that may continue with an address after a separator."""
+    m = _SEP.search(text)
+    part = text[: m.start()] if m else text
+    name = _clean(part)
+    if not name:
         return None
-    rest = dt.lines[i].text[m.end():]
-    name = _clean_name(rest)
-    if name and not _NOT_NAME.search(name.lower()):
-        s = dt.lines[i].text.find(name, m.end())
-        return i, s, s + len(name)
-    for j in dt.below(i, max_lines=2.2)[:3]:
-        if _NOT_NAME.search(dt.folded[j]) and not _LEGAL_FORM.search(dt.folded[j]):
-            continue
-        got = _name_part(dt, j)
-        if got:
-            return j, got[1], got[2]
+    s = text.find(name)
+    return name, s, s + len(name)
+
+
+def _cand(dt: DocText, field: str, lines: list[int], score: float, span=None) -> Cand:
+    first = dt.lines[lines[0]]
+    if span is not None:
+        s, e = span
+        text = first.text[s:e]
+        bbox = first.span_bbox(s, e)
+    else:
+        text = " ".join(dt.lines[j].text for j in lines)
+        bbox = first.bbox
+        if len(lines) > 1:
+            last = dt.lines[lines[-1]]
+            bbox = [min(first.x0, last.x0), last.y0, max(first.x1, last.x1), first.y1]
+    return Cand(field, _clean(text) or text.strip(), score, text, first.page, bbox, lines[0])
+
+
+def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
+    """The party name in the block under (or beside) the label on line i."""
+    m = _SELLER_LABEL.match(dt.folded[i]) or _BUYER_LABEL.match(dt.folded[i])
+    rest = dt.lines[i].text[m.end():] if m else ""
+    if rest.strip():
+        got = _first_part(rest)
+        if got and not _NOT_NAME.search(got[0].lower()):
+            off = m.end()
+            return _cand(dt, field, [i], score, (off + got[1], off + got[2]))
+    for j in dt.right_of(i, max_gap=4 * dt.lines[i].height)[:1]:
+        if _namelike(dt, j) and not _is_party_label(dt.folded[j]):
+            return _cand(dt, field, [j], score * 0.95)
+    cur, taken = i, []
+    for _ in range(6):
+        nxt = dt.below(cur, max_lines=2.4, x_slack=6.0)[:1]
+        if not nxt:
+            break
+        j = nxt[0]
+        f = dt.folded[j]
+        if _is_party_label(f):
+            break
+        sub = _SUB_LABEL.match(f)
+        if sub and not taken:
+            value = dt.lines[j].text[sub.end():]
+            if _clean(value):
+                return _cand(dt, field, [j], score, (sub.end(), len(dt.lines[j].text)))
+            right = dt.right_of(j, max_gap=250)[:1]
+            if right and _clean(dt.lines[right[0]].text):
+                return _cand(dt, field, right, score)
+        if taken:
+            if _namelike(dt, j) and not any(c.isdigit() for c in f) and not _PERSON_PREFIX.match(f) \
+                    and not _LEGAL_FORM.search(dt.folded[taken[0]]):
+                taken.append(j)
+            break
+        if _namelike(dt, j):
+            taken.append(j)
+            if _LEGAL_FORM.search(f):
+                break
+        elif taken:
+            break
+        cur = j
+    if taken:
+        return _cand(dt, field, taken, score)
     return None
 
 
-def _cand(dt: DocText, field: str, where, score: float) -> Cand:
-    j, s, e = where
-    ln = dt.lines[j]
-    name = _clean_name(ln.text[s:e]) or ln.text[s:e]
-    return Cand(field, name, score, ln.text[s:e], ln.page, ln.span_bbox(s, e), j)
+def _sender_line(dt: DocText) -> int | None:
+    """The small return-address line above the address window: 'Firma · Straße 1 · 12345 Ort'."""
+    for i in dt.by_page.get(1, []):
+        row = dt.row_of(i)
+        text = " ".join(dt.lines[j].text for j in row)
+        if dt.relative_y(i) < 0.55 or len(text) > 110:
+            continue
+        if len(_SENDER_SEP.findall(text)) >= 2 and re.search(r"\b\d{4,5}\b", text) and row[0] == i:
+            if not re.search(r"(?:tel|fax|phone|www|@|iban|bic)", dt.folded[i]):
+                return i
+    return None
 
 
-def extract_parties(dt: DocText, seller_vat: Cand | None) -> dict[str, Cand | None]:
+def _merge_names(labelled: list[Cand], others: list[Cand]) -> list[Cand]:
+    """One candidate per name.  A name inside a labelled block's longer name (the legal-form
+    line of a two-line name) supports that block instead of competing with it."""
+    by_name: dict[str, Cand] = {}
+    for c in sorted(labelled, key=lambda c: -c.score) + sorted(others, key=lambda c: -c.score):
+        key = re.sub(r"\W", "", str(c.value).lower())
+        hit = by_name.get(key)
+        if hit is None and c not in labelled:
+            hit = next((v for k, v in by_name.items() if key and key in k and v in labelled), None)
+        if hit is None:
+            by_name[key] = c
+        else:
+            hit.score = min(0.97, max(hit.score, c.score) + 0.1)
+    return list(by_name.values())
+
+
+def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     seller: list[Cand] = []
     buyer: list[Cand] = []
     buyer_lines: set[int] = set()
     for i, folded in enumerate(dt.folded):
         if len(folded) > 60:
             continue
-        where = _after_label(dt, i, _BUYER_LABEL)
-        if where:
-            buyer.append(_cand(dt, "buyer_name", where, 0.8))
-            # the buyer's block: the next few lines under the label
-            buyer_lines.update(dt.below(i, max_lines=8)[:6])
-            buyer_lines.add(where[0])
-            continue
-        where = _after_label(dt, i, _SELLER_LABEL)
-        if where:
-            seller.append(_cand(dt, "seller_name", where, 0.85))
+        if _BUYER_LABEL.match(folded):
+            c = _block_name(dt, i, "buyer_name", 0.8)
+            if c is not None:
+                buyer.append(c)
+                buyer_lines.update(dt.below(i, max_lines=8)[:6])
+                buyer_lines.add(c.line)
+        elif _SELLER_LABEL.match(folded):
+            c = _block_name(dt, i, "seller_name", 0.85)
+            if c is not None:
+                seller.append(c)
+    sender = _sender_line(dt)
+    if sender is not None:
+        text = dt.lines[sender].text
+        got = _first_part(text)
+        if got and not _NOT_NAME.search(got[0].lower()):
+            seller.append(_cand(dt, "seller_name", [sender], 0.75, (got[1], got[2])))
+        below = [j for j in dt.below(sender, max_lines=3.5, x_slack=20)[:1] if _namelike(dt, j)]
+        if below:
+            c = _cand(dt, "buyer_name", below, 0.7)
+            buyer.append(c)
+            buyer_lines.update(below)
+    for i, folded in enumerate(dt.folded):
+        m = _HOLDER_LABEL.search(folded)
+        if m:
+            got = _first_part(dt.lines[i].text[m.end():])
+            if got and not _NOT_NAME.search(got[0].lower()):
+                seller.append(_cand(dt, "seller_name", [i], 0.6, (m.end() + got[1], m.end() + got[2])))
     # legal-form names in the letterhead / footer
     counts: dict[str, int] = {}
     for i, folded in enumerate(dt.folded):
         if i in buyer_lines or not _LEGAL_FORM.search(folded):
             continue
-        got = _name_part(dt, i)
-        if not got or not _LEGAL_FORM.search(got[0].lower()):
-            continue
-        if _NOT_NAME.search(got[0].lower()) or BUYER_CONTEXT.search(folded[: got[1]]):
+        got = _first_part(dt.lines[i].text)
+        if not got or not _LEGAL_FORM.search(got[0].lower()) or _NOT_NAME.search(got[0].lower()):
             continue
         ry = dt.relative_y(i)
-        zone = 0.7 if (ry > 0.72 or ry < 0.2) else 0.5
+        zone = 0.65 if (ry > 0.72 or ry < 0.2) else 0.45
         if dt.lines[i].page != 1:
             zone -= 0.1
-        counts[got[0].lower()] = counts.get(got[0].lower(), 0) + 1
-        seller.append(_cand(dt, "seller_name", (i, got[1], got[2]), zone))
+        key = got[0].lower()
+        counts[key] = counts.get(key, 0) + 1
+        seller.append(_cand(dt, "seller_name", [i], zone, (got[1], got[2])))
+    # the first line of the letterhead
+    for i in dt.by_page.get(1, [])[:6]:
+        f = dt.folded[i]
+        if i in buyer_lines or _TITLES.match(f) or not _namelike(dt, i) or dt.relative_y(i) < 0.8:
+            continue
+        got = _first_part(dt.lines[i].text)
+        if got:
+            seller.append(_cand(dt, "seller_name", [i], 0.35, (got[1], got[2])))
+        break
+    buyer_names = {str(c.value).lower() for c in buyer}
+    seller = [c for c in seller if str(c.value).lower() not in buyer_names]
+    seller = _merge_names([c for c in seller if c.score >= 0.8], [c for c in seller if c.score < 0.8])
     for c in seller:
         n = counts.get(str(c.value).lower(), 0)
         if n > 1:
             c.score = min(0.95, c.score + 0.08 * (n - 1))
-    # a seller name is never the buyer's name
-    buyer_names = {str(c.value).lower() for c in buyer}
-    seller = [c for c in seller if str(c.value).lower() not in buyer_names or c.score >= 0.85]
     best_seller = max(seller, key=lambda c: (c.score, -c.page, -(c.line or 0))) if seller else None
     best_buyer = max(buyer, key=lambda c: c.score) if buyer else None
-    _ = SELLER_CONTEXT, seller_vat
     return {"seller_name": best_seller, "buyer_name": best_buyer}

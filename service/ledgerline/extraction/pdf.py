@@ -219,8 +219,10 @@ def find_attachments(doc: PDFDocument) -> list[Attachment]:
         af = resolve1(catalog.get("AF"))
         if isinstance(af, list):
             specs.extend((None, s) for s in af)
-    except (PDFException, PSException, ValueError, TypeError, KeyError) as exc:
-        log.debug("attachment lookup failed: %s", exc)
+    except RecursionError:
+        log.debug("attachment name tree nests too deeply")
+    except Exception as exc:  # a broken name tree must not sink the document
+        log.debug("attachment lookup failed: %s", type(exc).__name__)
     seen: set = set()
     out: list[Attachment] = []
     for key, spec in specs:
@@ -230,8 +232,8 @@ def find_attachments(doc: PDFDocument) -> list[Attachment]:
         seen.add(ident)
         try:
             att = _filespec_attachment(spec, key)
-        except (PDFException, PSException, ValueError, TypeError, KeyError) as exc:
-            log.debug("attachment skipped: %s", exc)
+        except Exception as exc:  # one broken attachment must not hide the others
+            log.debug("attachment skipped: %s", type(exc).__name__)
             att = None
         if att is not None and all(a.data != att.data for a in out):
             out.append(att)
@@ -256,8 +258,14 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
             doc = PDFDocument(parser, password="")
         except PDFEncryptionError as exc:  # includes PDFPasswordIncorrect
             raise ExtractionError("pdf_encrypted", "the PDF is encrypted with a password") from exc
-        except (PDFNoValidXRef, PDFException, PSException, ValueError, KeyError, TypeError) as exc:
+        except RecursionError as exc:
+            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+        except (PDFNoValidXRef, PDFException, PSException) as exc:
             raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {exc}") from exc
+        except MemoryError:
+            raise
+        except Exception as exc:  # pdfminer raises many plain errors on broken files
+            raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {type(exc).__name__}") from exc
         try:
             attachments = find_attachments(doc)
             rsrc = PDFResourceManager(caching=True)
@@ -277,10 +285,14 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
             raise
         except PDFEncryptionError as exc:
             raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
-        except (PDFException, PSException, ValueError, KeyError, TypeError, AssertionError) as exc:
-            raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {exc}") from exc
         except RecursionError as exc:
             raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+        except (PDFException, PSException) as exc:
+            raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {exc}") from exc
+        except MemoryError:
+            raise
+        except Exception as exc:  # pdfminer raises many plain errors on broken content streams
+            raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {type(exc).__name__}") from exc
     if not pages:
         raise ExtractionError("pdf_malformed", "the PDF has no pages")
     return ParsedPdf(pages=pages, attachments=attachments)

@@ -44,8 +44,8 @@ def _text_entries(fields: dict) -> dict:
 
 def _text_layer(dt: DocText) -> tuple[dict, list, list[str], dict]:
     fields, reasons, facts = extract_text_fields(dt)
-    fields.update(extract_parties(dt, fields.get("seller_vat_id")))
-    items = extract_line_items(dt)
+    fields.update(extract_parties(dt))
+    items = extract_line_items(dt, credit_note=facts.get("credit_note", False))
     for name in facts.get("vat_checksum_failed", ()):
         reasons.append(f"{name}: printed VAT identifier fails its checksum")
     return fields, items, reasons, facts
