@@ -2,21 +2,94 @@
 from __future__ import annotations
 
 import os
+import time
 
 from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram,
                                generate_latest, multiprocess, REGISTRY)
+from prometheus_client.core import GaugeMetricFamily
 
 UPLOADS = Counter("ledgerline_uploads_total", "Uploads by outcome", ["outcome"])
 CACHE = Counter("ledgerline_cache_total", "Upload cache outcomes", ["result"])
 MODEL_CALLS = Counter("ledgerline_model_calls_total", "Model calls by outcome", ["outcome"])
 EXTRACTION_SECONDS = Histogram("ledgerline_extraction_seconds", "Time spent in one model call",
                                buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60))
+CACHE_WOULD_BE = Counter("ledgerline_cache_would_be_total",
+                         "Shadow mode: uploads the cache would have served or joined", ["result"])
+MODEL_CALLS_STARTED = Counter("ledgerline_model_calls_started_total",
+                              "Model calls started (each one is paid for)")
+MODEL_COST = Counter("ledgerline_model_cost_usd_total", "What the model calls cost, in USD")
+LEASES_LOST = Counter("ledgerline_leases_lost_total",
+                      "Leases a working worker found expired or taken over")
+PUBLISHES_REJECTED = Counter("ledgerline_publishes_rejected_total",
+                             "Results discarded because the worker no longer held the lease")
 
 
-def render() -> tuple[bytes, str]:
+def count_upload(upload):
+    """Count an accepted upload by cache outcome (or as a replay); returns it unchanged."""
+    if upload.replayed:
+        UPLOADS.labels("replayed").inc()
+    else:
+        UPLOADS.labels(upload.outcome.value).inc()
+        CACHE.labels(upload.outcome.value).inc()
+    return upload
+
+
+def count_would_be(would_be: str | None) -> str | None:
+    if would_be:
+        CACHE_WOULD_BE.labels(would_be).inc()
+    return would_be
+
+
+def model_call_started(cost) -> None:
+    MODEL_CALLS_STARTED.inc()
+    MODEL_COST.inc(float(cost))
+
+
+def timed_extraction(extract, *args):
+    """Run one model call, observing how long it took (failed calls too)."""
+    began = time.perf_counter()
+    try:
+        return extract(*args)
+    finally:
+        EXTRACTION_SECONDS.observe(time.perf_counter() - began)
+
+
+class QueueCollector:
+    """Queue depth, the oldest pending job's age and expired leases, read at scrape time.
+
+    They describe shared state, so they come from the database, not from one process.
+    """
+
+    def __init__(self, services):
+        self.services = services
+
+    def collect(self):
+        from .adapters.db.engine import transaction
+        from .adapters.db.report import queue_state
+
+        now = self.services.clock()
+        with transaction(self.services.engine, write=False) as conn:
+            state = queue_state(conn, now)
+        for name, doc, value in [
+            ("ledgerline_queue_depth", "Jobs waiting for a worker", state.pending),
+            ("ledgerline_queue_oldest_pending_age_seconds",
+             "How long the oldest waiting job has waited", state.oldest_pending_age),
+            ("ledgerline_jobs_running", "Jobs a worker holds", state.running),
+            ("ledgerline_leases_expired", "Running jobs whose lease ran out, awaiting takeover",
+             state.expired_leases),
+        ]:
+            yield GaugeMetricFamily(name, doc, value=value)
+
+
+def render(services=None) -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
-    return generate_latest(registry), CONTENT_TYPE_LATEST
+    body = generate_latest(registry)
+    if services is not None:
+        shared = CollectorRegistry()
+        shared.register(QueueCollector(services))
+        body += generate_latest(shared)
+    return body, CONTENT_TYPE_LATEST

@@ -38,5 +38,5 @@ def readyz():
 
 @bp.get("/metrics")
 def metrics_endpoint():
-    body, content_type = metrics.render()
+    body, content_type = metrics.render(current_app.extensions["ledgerline"])
     return Response(body, content_type=content_type)

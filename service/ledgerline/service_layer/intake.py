@@ -12,6 +12,7 @@ from typing import BinaryIO
 
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from .. import metrics
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
 from ..adapters.storage import StorageUnavailable, original_key
@@ -35,7 +36,8 @@ def upload(services, caller: Caller, account: str, body: BinaryIO, *,
     authorise_upload(caller, account)
     spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir)
     try:
-        return _accept(services, caller, account, spooled, idempotency_key, fresh)
+        return metrics.count_upload(_accept(services, caller, account, spooled,
+                                            idempotency_key, fresh))
     finally:
         spooled.discard()
 
@@ -141,7 +143,8 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
             if mode.serves_results:
                 return insert(CacheOutcome.HIT, result_id=result_id)
             would_be = would_be or CacheOutcome.HIT.value
-    return insert(CacheOutcome.MISS, joinable=mode.joins_in_flight, would_be=would_be)
+    return insert(CacheOutcome.MISS, joinable=mode.joins_in_flight,
+                  would_be=metrics.count_would_be(would_be))
 
 
 def _sha256(path: str) -> bytes:

@@ -127,3 +127,31 @@ def _money(value) -> Decimal:
     if value is None:
         return Decimal(0)
     return Decimal(str(value)).quantize(Decimal("0.000001"))
+
+
+@dataclass(frozen=True)
+class QueueState:
+    pending: int
+    oldest_pending_age: float
+    running: int
+    expired_leases: int
+
+
+_QUEUE_SQL = """
+SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
+       min(created_at) FILTER (WHERE status = 'pending') AS oldest_pending,
+       count(*) FILTER (WHERE status = 'running') AS running,
+       count(*) FILTER (WHERE status = 'running' AND lease_expires_at <= :now) AS expired
+FROM jobs
+WHERE status IN ('pending', 'running') AND leader_id IS NULL
+"""
+
+
+def queue_state(conn: Connection, now: datetime) -> QueueState:
+    """The work queue for the metrics: joined uploads wait on their leader, not in the queue."""
+    stmt = text(_QUEUE_SQL).bindparams(bindparam("now", type_=UTC())).columns(
+        oldest_pending=UTC())
+    r = conn.execute(stmt, {"now": now}).one()
+    age = (now - r.oldest_pending).total_seconds() if r.oldest_pending else 0.0
+    return QueueState(pending=int(r.pending), oldest_pending_age=max(age, 0.0),
+                      running=int(r.running), expired_leases=int(r.expired))
