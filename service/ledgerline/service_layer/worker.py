@@ -13,7 +13,8 @@ import threading
 import uuid
 from datetime import timedelta
 
-from .. import metrics
+from sqlalchemy.exc import OperationalError
+
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
 from ..adapters.sandbox import Cancelled
@@ -23,6 +24,7 @@ from ..extraction.errors import ExtractionError
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
+STORAGE_BACKOFF_SECONDS = 2.0
 
 
 def worker_name() -> str:
@@ -49,7 +51,6 @@ class LeaseKeeper(threading.Thread):
                 log.warning("lease renewal failed for %s", self.claim.job_id, exc_info=True)
                 continue
             if renewed is None:
-                metrics.LEASES_LOST.inc()
                 self.lost.set()
                 return
             self.claim = renewed
@@ -95,6 +96,7 @@ class Worker:
         self.services = services
         self.name = name or worker_name()
         self.poll_interval = poll_interval
+        self._backoff = 0.0  # set after an outage of the object store
 
     def run(self, stop: threading.Event) -> None:
         """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
@@ -102,10 +104,18 @@ class Worker:
         while not stop.is_set():
             try:
                 worked = self.run_once()
+            except OperationalError as exc:  # the database is away: wait, then reconnect
+                log.warning("worker %s: database unavailable (%s); retrying",
+                            self.name, type(exc.orig).__name__)
+                worked = False
+                stop.wait(1.0)
             except Exception:
                 log.exception("worker %s: unexpected error; backing off", self.name)
                 worked = False
                 stop.wait(1.0)
+            if self._backoff:
+                stop.wait(self._backoff)
+                self._backoff = 0.0
             if not worked:
                 wake.wait(self.poll_interval)
                 wake.clear()
@@ -138,16 +148,17 @@ class Worker:
                 return self._finish_failed(job, "original_missing",
                                            "the stored original could not be found")
             except StorageUnavailable as exc:
-                return self._finish_failed(job, "storage_unavailable", str(exc), transient=True)
+                # The store is away, not something wrong with this job: it waits for the
+                # store however long that takes, and this worker pauses before claiming again.
+                self._backoff = STORAGE_BACKOFF_SECONDS
+                return self._retry_later(job, "storage_unavailable", str(exc))
 
             with transaction(services.engine, write=True) as conn:
                 call_id = job_table.start_call(
                     conn, operation=OPERATION, job=job, request_hash=job.cache_key,
                     cost=services.settings.price_per_call, now=services.clock())
-            metrics.model_call_started(services.settings.price_per_call)
             try:
-                document = metrics.timed_extraction(services.extractor.extract, tmp.name,
-                                                    job.content_hash)
+                document = services.extractor.extract(tmp.name, job.content_hash)
             except Cancelled:  # shutting down: the job goes back to the queue, not to failed
                 self._end_call(call_id, "cancelled")
                 return self._hand_back(job)
@@ -164,12 +175,10 @@ class Worker:
                                           record_in_cache=services.settings.cache_mode.records_results)
         self._end_call(call_id, "published" if published else "discarded", ended)
         if not published:
-            metrics.PUBLISHES_REJECTED.inc()
             log.warning("job %s: lease lost; result discarded (token %s)",
                         job.claim.job_id, job.claim.token)
 
     def _end_call(self, call_id: int, outcome: str, at=None) -> None:
-        metrics.MODEL_CALLS.labels(outcome).inc()
         with transaction(self.services.engine, write=True) as conn:
             job_table.finish_call(conn, call_id, outcome, at or self.services.clock())
 
@@ -178,6 +187,15 @@ class Worker:
         with transaction(self.services.engine, write=True) as conn:
             released = job_table.release(conn, job.claim, now, run_after=now)
         log.info("job %s handed back on shutdown (released: %s)", job.claim.job_id, released)
+
+    def _retry_later(self, job, code: str, message: str) -> None:
+        now = self.services.clock()
+        later = now + timedelta(seconds=STORAGE_BACKOFF_SECONDS)
+        with transaction(self.services.engine, write=True) as conn:
+            job_table.release(conn, job.claim, now, run_after=later, error=(code, message),
+                              refund_attempt=True)
+        log.warning("job %s: %s; retrying in %g s", job.claim.job_id, code,
+                    STORAGE_BACKOFF_SECONDS)
 
     def _finish_failed(self, job, code: str, message: str, *, transient: bool = False) -> None:
         now = self.services.clock()

@@ -224,10 +224,16 @@ def fail(conn: Connection, claim: Claim, code: str, message: str, now: datetime)
 
 
 def release(conn: Connection, claim: Claim, now: datetime, *, run_after: datetime,
-            error: tuple[str, str] | None = None) -> bool:
-    """Hand the job back (shutdown, or a transient failure to retry after `run_after`)."""
+            error: tuple[str, str] | None = None, refund_attempt: bool = False) -> bool:
+    """Hand the job back (shutdown, or a transient failure to retry after `run_after`).
+
+    `refund_attempt`: this claim never reached the model (the store was away), so it does
+    not count against the job's retry budget.
+    """
     values = dict(status=PENDING, lease_owner=None, lease_expires_at=None,
                   run_after=run_after, updated_at=now)
+    if refund_attempt:
+        values["attempts"] = jobs.c.attempts - 1
     if error:
         values.update(error_code=error[0], error_message=error[1][:2000])
     return bool(conn.execute(update(jobs).where(_fenced(claim, now)).values(**values)).rowcount)
