@@ -4,9 +4,10 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, json, request
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from ..domain.errors import LedgerlineError, TooLarge
+from ..domain.errors import LedgerlineError, TooLarge, Unavailable
 
 log = logging.getLogger(__name__)
 PROBLEM = "application/problem+json"
@@ -39,7 +40,16 @@ def install(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
         code = (exc.name or "error").lower().replace(" ", "_")
-        return problem(exc.code or 500, code, exc.name, exc.description)
+        # Keep what the exception says beyond its body, e.g. the Allow header of a 405.
+        headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+        return problem(exc.code or 500, code, exc.name, exc.description, headers)
+
+    @app.errorhandler(OperationalError)
+    def _database_away(exc: OperationalError):
+        # Any view, not only the upload: the key lookup is the first query of every request.
+        log.warning("database unavailable on %s %s: %s", request.method, request.path,
+                    type(exc.orig).__name__)
+        return _domain(Unavailable("the database is unavailable; nothing was changed"))
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
