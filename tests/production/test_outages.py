@@ -1,0 +1,172 @@
+"""S3 or PostgreSQL going away under a running cluster: refusals are clean 503s with nothing
+recorded, readiness says so, and everything resumes by itself when the server is back.
+
+These tests stop and start servers, so they get their own (not the session's)."""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from ledgerline.adapters.db.migrate import upgrade
+from tests.production.cluster import cluster, text_layer_pdfs, variant
+from tests.production.conftest import LEASE_SECONDS
+from tests.servers import postgres_server, seaweed_s3_server
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+BUCKET = "ledgerline-outage"
+TEMPLATE = "outage_template"
+
+
+@pytest.fixture(scope="module")
+def own_pg():
+    with postgres_server() as pg:
+        upgrade(pg.create_database(TEMPLATE))
+        yield pg
+
+
+@pytest.fixture(scope="module")
+def own_s3():
+    with seaweed_s3_server() as s3:
+        s3.create_bucket(BUCKET)
+        yield s3
+
+
+@pytest.fixture
+def outage_cluster(own_pg, own_s3, tmp_path):
+    with cluster(own_pg, own_s3, BUCKET, tmp_path / "cluster", template=TEMPLATE,
+                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS) as c:
+        c.create_tenant()
+        yield c
+        if not own_s3.is_running():
+            own_s3.start()
+        if not own_pg.is_running():
+            own_pg.start()
+
+
+def counts(c) -> tuple:
+    return tuple(c.scalar(f"SELECT count(*) FROM {table}")
+                 for table in ("jobs", "invoices", "blobs", "model_calls"))
+
+
+def readyz(c) -> requests.Response:
+    return requests.get(f"{c.base}/readyz", timeout=10)
+
+
+def timed(fn):
+    started = time.monotonic()
+    result = fn()
+    return result, time.monotonic() - started
+
+
+def wait_until(condition, what: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with_value = condition()
+        if with_value:
+            return with_value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def test_s3_down_refuses_uploads_with_503_and_service_resumes_when_it_returns(
+        outage_cluster, own_s3):
+    c = outage_cluster
+    c.start_api(2)
+    worker = c.start_worker()
+    pdfs = [p.read_bytes() for p in text_layer_pdfs()[:4]]
+    assert c.upload(pdfs[0], Prefer="wait=30").status_code == 201
+    # A job accepted just before the outage, whose original the worker must still fetch.
+    worker.signal(signal.SIGSTOP)
+    accepted = c.upload(pdfs[1])
+    assert accepted.status_code == 202
+    api_pids = c.api_pids()
+    before = counts(c)
+
+    own_s3.stop()
+    worker.signal(signal.SIGCONT)
+    refusals = [timed(lambda: c.upload(variant(pdfs[2], f"outage-{i}"),
+                                       **{"Idempotency-Key": f'"outage-{i}"'}))
+                for i in range(4)]
+    ready, ready_took = timed(lambda: readyz(c))
+
+    for response, took in refusals:
+        assert response.status_code == 503, response.text
+        assert response.headers["Content-Type"] == "application/problem+json"
+        assert took < 5, f"a refusal took {took:.1f}s"
+    assert ready.status_code == 503 and ready.json()["checks"]["storage"] != "ok"
+    assert ready_took < 5
+    assert counts(c)[:3] == before[:3]  # nothing recorded for any refused upload
+
+    time.sleep(2 * float(LEASE_SECONDS))  # the worker meets the outage too, and must not give up
+    own_s3.start()
+    wait_until(lambda: readyz(c).status_code == 200, "readiness after S3 returned")
+    retry = c.upload(variant(pdfs[2], "outage-0"), Prefer="wait=30",
+                     **{"Idempotency-Key": '"outage-0"'})
+    assert retry.status_code == 201, retry.text  # accepted now, not a replay of a refusal
+    assert c.api_pids() == api_pids  # no process was restarted
+    c.wait_all_finished(timeout=60)
+    assert c.scalar("SELECT status FROM jobs j JOIN invoices i ON i.job_id = j.id "
+                    "WHERE i.id = :id", id=accepted.json()["id"]) == "completed"
+    assert worker.alive()
+    assert c.orphans() == []
+
+
+def test_postgres_restarted_mid_load_every_accepted_job_completes(outage_cluster, own_pg):
+    c = outage_cluster
+    c.start_api(2)
+    workers = [c.start_worker(), c.start_worker()]
+    api_pids = c.api_pids()
+    sources = [p.read_bytes() for p in text_layer_pdfs()[:8]]
+    total = 40
+    answers: dict[int, list] = {i: [] for i in range(total)}
+    restarted = threading.Event()
+
+    def client(i: int) -> None:
+        """Upload with a key; on 503 or a dropped connection retry with the same key."""
+        time.sleep(i * 0.1)
+        body = variant(sources[i % len(sources)], f"pg-{i}")
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                response = c.upload(body, timeout=30, **{"Idempotency-Key": f'"pg-{i}"'})
+            except requests.ConnectionError as exc:
+                answers[i].append(exc)
+            else:
+                answers[i].append(response.status_code)
+                if response.status_code < 300:
+                    return
+            time.sleep(0.25)
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(client, i) for i in range(total)]
+        time.sleep(1.5)
+        own_pg.stop("immediate")  # a crash: recovery runs when it starts again
+        time.sleep(1.0)
+        down = readyz(c)
+        own_pg.start()
+        restarted.set()
+        for future in futures:
+            future.result()
+
+    assert down.status_code == 503 and down.json()["checks"]["database"] != "ok"
+    statuses = [a for history in answers.values() for a in history]
+    assert all(history and history[-1] in (200, 201, 202) for history in answers.values()), answers
+    refused = [a for a in statuses if not isinstance(a, int) or a >= 300]
+    assert refused, "no upload met the outage; nothing was tested"
+    assert all(a == 503 for a in refused if isinstance(a, int)), refused  # never a 500
+    assert c.api_pids() == api_pids and all(w.alive() for w in workers)
+
+    c.wait_all_finished(timeout=120)
+    assert c.scalar("SELECT count(*) FROM invoices") == total
+    assert c.scalar("SELECT count(*) FROM jobs WHERE status <> 'completed'") == 0
+    published = c.scalar("SELECT count(*) FROM model_calls WHERE outcome = 'published'")
+    leaders = c.scalar("SELECT count(*) FROM jobs WHERE outcome = 'miss'")
+    assert published == leaders
+    assert readyz(c).status_code == 200
+    assert c.orphans() == []
