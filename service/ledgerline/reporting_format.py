@@ -42,7 +42,7 @@ def _cell(key: str, value) -> str:
     if value is None:
         return ""
     if key == "repeat_share":
-        return f"{value * 100:.1f} %"
+        return f"{value * 100:.1f} %" if value == 0 or value >= 0.01 else f"{value * 100:.2f} %"
     if key.endswith("cost") or key.startswith("cost"):
         return _usd(value)
     if isinstance(value, int):
@@ -51,7 +51,9 @@ def _cell(key: str, value) -> str:
 
 
 def _usd(value: float) -> str:
-    """At least cents, more digits only where they carry something (0.004 stays 0.004)."""
+    """Cents; below a dollar, the digits that carry something (0.004 stays 0.004)."""
+    if abs(value) >= 1:
+        return f"{value:,.2f}"
     whole, _, fraction = f"{value:,.6f}".partition(".")
     fraction = fraction.rstrip("0").ljust(2, "0")
     return f"{whole}.{fraction}"
