@@ -94,6 +94,10 @@ _RAW: dict[str, list[tuple]] = {
         (r"\bfecha\s+de\s+vencimiento\b|\bvencimiento\b|\bfecha\s+(?:limite\s+)?de\s+pago\b", 1.0),
         (r"\bvervaldatum\b|\bvervaldag\b|\buiterste\s+betaaldatum\b|\bte\s+betalen\s+(?:voor|uiterlijk)\b", 1.0),
         (r"\bdata\s+(?:di\s+)?scadenza\b|\bscadenza\b", 1.0),
+        (r"\b(?:zahlbar|uberweisen|zahlen|bezahlen|begleichen)\b[^\n]{0,40}?\bbis(?:\s+(?:zum|spatestens))?\b"
+         r"|\bpayable\s+(?:on\s+or\s+)?(?:before|by|until)\b|\bpay\s+(?:by|before|until)\b"
+         r"|\b(?:a\s+regler|payable|a\s+payer)\s+(?:avant\s+le|au\s+plus\s+tard\s+le)\b"
+         r"|\bpagadera?\s+antes\s+del?\b|\bte\s+betalen\s+voor\b|\bda\s+pagare\s+entro\s+il\b", 0.8),
     ],
     "gross_total": [
         (r"\b(?:invoice|grand|document)\s+total\b|\btotal\s+(?:amount|invoice)\b"
@@ -117,17 +121,20 @@ _RAW: dict[str, list[tuple]] = {
         (r"\bbase\s+imponible\b|\btotal\s+sin\s+iva\b|\bimporte\s+neto\b", 1.0),
         (r"\bsubtotaal\b|\btotaal\s+excl\.?(?:\s+btw)?\b|\bnetto\s*bedrag\b|\bbedrag\s+excl\.?"
          r"|\bexclusief\s+btw\b|\bexcl\.?\s+btw\b", 1.0),
+        (r"\bgrondslag\b|\bbasisbetrag\b|\bbase\s+h\.?t\.?\b|\btaxable\s+amount\b", 0.8),
         (r"\btotale\s+imponibile\b|\bimponibile\b|\btotale\s+netto\b", 1.0),
     ],
     "tax_total": [
-        (r"\b(?:total\s+)?(?:vat|sales\s+tax|gst|tax)(?:\s+(?:amount|total))?\b|\btotal\s+tax(?:es)?\b", 0.8),
-        (r"\b(?:ust|mwst|umsatzsteuer|mehrwertsteuer|vat|tva|btw|iva|tax)\.?\s*(?:gesamt|total|totaal|totale)\b", 1.0),
-        (r"\b(?:summe\s+|gesamt\s+)?(?:ust|mwst|umsatzsteuer|mehrwertsteuer)\b(?:[\s.-]*betrag)?|\bsteuerbetrag\b"
-         r"|\bust\.?\b|\bmwst\.?\b", 0.8),
-        (r"\b(?:montant\s+|total\s+)?tva\b|\btotal\s+taxes?\b", 0.8),
-        (r"\b(?:cuota\s+|total\s+)?iva\b|\bimpuestos?\b", 0.8),
-        (r"\b(?:totaal\s+)?btw(?:[\s-]*bedrag)?\b", 0.8),
-        (r"\b(?:totale\s+)?iva\b|\bimposta\b|\btotale\s+imposte\b", 0.8),
+        (r"\b(?:vat|tax|gst|sales\s+tax)\s+(?:amount|total)\b|\btotal\s+(?:vat|tax(?:es)?|gst)\b", 1.0),
+        (r"\b(?:ust|mwst|vat|tva|btw|iva|tax)\.?\s*(?:gesamt|total|totaal|totale)\b", 1.0),
+        (r"\b(?:ust|mwst|umsatzsteuer|mehrwertsteuer)[\s.-]*betrag\b|\bsteuerbetrag\b|\bsumme\s+(?:ust|mwst)\b"
+         r"|\bgesamt\s+(?:ust|mwst)\b", 1.0),
+        (r"\b(?:montant|total)\s+(?:de\s+la\s+)?tva\b|\btotal\s+taxes?\b", 1.0),
+        (r"\bcuota\s+(?:de\s+)?iva\b|\btotal\s+iva\b|\bimporte\s+(?:del\s+)?iva\b", 1.0),
+        (r"\btotaal\s+btw\b|\bbtw[\s-]*bedrag\b", 1.0),
+        (r"\btotale\s+iva\b|\bimposta\b|\btotale\s+imposte\b|\bimporto\s+iva\b", 1.0),
+        (r"\b(?:vat|sales\s+tax|gst|tax)\b|\b(?:ust|mwst|umsatzsteuer|mehrwertsteuer)\b\.?"
+         r"|\btva\b|\b(?:iva|impuestos?)\b|\bbtw\b", 0.7),
     ],
     "amount_due": [
         (r"\bamount\s+(?:due|payable|to\s+pay)\b|\bbalance\s+due\b|\btotal\s+(?:amount\s+)?due\b"

@@ -76,9 +76,12 @@ class DocText:
         row.sort(key=lambda j: self.lines[j].x0)
         return row
 
-    def below(self, i: int, max_lines: float = 2.6, x_slack: float = 12.0) -> list[int]:
-        """Lines under line i that overlap it horizontally, nearest first."""
+    def below(self, i: int, max_lines: float = 2.6, x_slack: float = 12.0,
+              xr: tuple[float, float] | None = None) -> list[int]:
+        """Lines under line i that overlap it (or the x-range xr) horizontally, nearest first."""
         ln = self.lines[i]
+        x0, x1 = xr if xr is not None else (ln.x0, ln.x1)
+        mid = (x0 + x1) / 2
         limit = max_lines * ln.height
         out = []
         for j in self.by_page[ln.page]:
@@ -90,10 +93,14 @@ class DocText:
                 continue
             if other.y1 >= ln.y1:
                 continue
-            if other.x1 < ln.x0 - x_slack or other.x0 > ln.x1 + x_slack:
+            if other.x1 < x0 - x_slack or other.x0 > x1 + x_slack:
                 continue
             out.append(j)
-        out.sort(key=lambda j: (-self.lines[j].y1, abs(self.lines[j].x0 - ln.x0)))
+        if xr is None:
+            out.sort(key=lambda j: (-round(self.lines[j].y1 / 2), abs(self.lines[j].x0 - ln.x0)))
+        else:
+            out.sort(key=lambda j: (-round(self.lines[j].y1 / 2),
+                                    abs((self.lines[j].x0 + self.lines[j].x1) / 2 - mid)))
         return out
 
     def line_above(self, i: int) -> str:

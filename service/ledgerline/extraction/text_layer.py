@@ -148,7 +148,7 @@ def _resolve(hits, folded: str = ""):
                 if tail:
                     prev.end = h.end + tail.end()
                 continue
-        if (prev is not None and prev.field in AMOUNT_FIELDS and h.field in AMOUNT_FIELDS
+        if (prev is not None and prev.field == "gross_total" and h.field in AMOUNT_FIELDS
                 and h.start - prev.end <= 3 and not folded[prev.end:h.start].strip(" -")):
             prev.field, prev.end = h.field, h.end
             prev.weight = max(prev.weight, h.weight)
@@ -191,7 +191,7 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
 def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
     """Values for field in the cells to the right of line i, up to the next label cell."""
     out = []
-    for j in dt.right_of(i)[:5]:
+    for j in dt.right_of(i)[:6]:
         hi_j = len(dt.folded[j])
         nh = _resolve(match_labels(dt.folded[j], LABEL_FIELDS), dt.folded[j])
         if nh:
@@ -202,19 +202,77 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
         got = _value_from(dt, field, j, 0, hi_j)
         if got:
             out.append((j, got))
-            if field != "tax_total":
+            if field not in AMOUNT_FIELDS:
                 break
         if hi_j < len(dt.folded[j]):
             break
     return out
 
 
-def _column_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
-    """Values in the column under line i: consecutive rows, stopping at a gap or a label."""
+def _column_header_field(dt: DocText, j: int) -> str | None:
+    """The amount field named by the column header above cell j, if it sits under one."""
+    ln = dt.lines[j]
+    best, best_gap = None, 14 * ln.height
+    for k in dt.by_page[ln.page]:
+        other = dt.lines[k]
+        gap = other.y0 - ln.y1
+        if k == j or gap < 0 or gap > best_gap or len(dt.folded[k]) > 30 or dt.amounts(k):
+            continue
+        if other.x1 < ln.x0 - 8 or other.x0 > ln.x1 + 8:
+            continue
+        best, best_gap = k, gap
+    if best is None:
+        return None
+    hits = _resolve(match_labels(dt.folded[best], AMOUNT_FIELDS), dt.folded[best])
+    hits = [h for h in hits if h.weight >= 0.8]
+    return hits[-1].field if hits else None
+
+
+def _add_right(dt: DocText, h, i: int, base: float, add) -> bool:
+    """Candidates from the cells right of a label; cells under their own column header
+    ("HT | TVA | TTC") count for that header's field."""
+    right = _right_values(dt, h.field, i)
+    if not right:
+        return False
+    plain = []
+    for j, got in right:
+        col = _column_header_field(dt, j) if len(right) > 1 else None
+        if col is not None and col != h.field:
+            add(col, j, got, 0.9 * POS_RIGHT)
+        else:
+            plain.append((j, got))
+    for k, (j, got) in enumerate(plain):
+        if h.field == "tax_total":
+            # VAT rows read "rate  basis  tax": the last amount to the right is the tax
+            add(h.field, j, got, base * POS_RIGHT * (1.0 if k == len(plain) - 1 else 0.8))
+        else:
+            add(h.field, j, got, base * POS_RIGHT * (1.0 if k == 0 else 0.75))
+    return True
+
+
+_ITEM_HEADER = re.compile(
+    r"\b(?:description|beschreibung|bezeichnung|designation|descripcion|omschrijving|descrizione|"
+    r"artikel|article|product|produkt|produit|item|qty|quantity|menge|quantite|cantidad|aantal)\b")
+
+
+def _in_item_header(dt: DocText, i: int) -> bool:
+    """Is line i a cell of a line-item table header (whose columns hold item values, not totals)?"""
+    ln = dt.lines[i]
+    for j in dt.by_page[ln.page]:
+        other = dt.lines[j]
+        if -0.5 * ln.height <= other.y0 - ln.y0 <= 2.5 * ln.height and _ITEM_HEADER.search(dt.folded[j]):
+            if len(dt.folded[j]) < 40:
+                return True
+    return False
+
+
+def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, tuple]]:
+    """Values in the column under a header cell: consecutive rows of figures, stopping at a gap,
+    a label or a row with running text (then it is an item table, not a summary)."""
     out = []
     cur = i
     for _ in range(8):
-        nxt = dt.below(cur, max_lines=2.6)[:1]
+        nxt = dt.below(cur, max_lines=2.6, xr=xr)[:1]
         if not nxt:
             break
         j = nxt[0]
@@ -250,18 +308,28 @@ def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
             got = _value_from(dt, h.field, i, lo, hi)
             if got:
                 add(h.field, i, got, base * POS_SAME)
+                if h.field not in AMOUNT_FIELDS:
+                    continue
+                # "Tax 15% on $ 112.90 ... $ 16.94": the figure on the label's line may be a basis
+                _add_right(dt, h, i, base * 0.95, add)
                 continue
             if hi < len(folded) and h.field not in AMOUNT_FIELDS:
                 continue  # another label follows on the same line: the value is not ours
-            right = _right_values(dt, h.field, i)
-            if right:
-                # VAT rows read "rate  basis  tax": the last amount to the right is the tax
-                for k, (j, got) in enumerate(right):
-                    last = k == len(right) - 1
-                    add(h.field, j, got, base * POS_RIGHT * (1.0 if last else 0.8))
-                continue
+            if h.field in AMOUNT_FIELDS:
+                if _add_right(dt, h, i, base, add):
+                    continue
+            else:
+                right = _right_values(dt, h.field, i)
+                if right:
+                    add(h.field, right[0][0], right[0][1], base * POS_RIGHT)
+                    continue
             weak = 0.75 if h.weight < 0.8 else 1.0
-            column = _column_values(dt, h.field, i)
+            if h.field in AMOUNT_FIELDS and _in_item_header(dt, i):
+                continue
+            span = dt.lines[i].span_bbox(h.start, h.end)
+            column = _column_values(dt, h.field, i, (span[0], span[2]))
+            if not column and h.field not in AMOUNT_FIELDS:
+                column = _column_values(dt, h.field, i)  # "... vom" / "05.03.2018" on the next line
             for k, (j, got) in enumerate(column):
                 if k == 0:
                     add(h.field, j, got, base * POS_BELOW * weak)
@@ -443,20 +511,23 @@ def is_credit_note(dt: DocText) -> bool:
 def _merge(cands: list[Cand]) -> list[Cand]:
     """One candidate per value; repeated evidence raises the score a little."""
     by_value: dict = {}
+    lines: dict = {}
     for c in cands:
         key = c.value
         prev = by_value.get(key)
+        lines.setdefault(key, set()).add(c.line)
         if prev is None:
-            by_value[key] = Cand(c.field, c.value, c.score, c.raw, c.page, c.bbox, c.line)
-            by_value[key]._n = 1  # type: ignore[attr-defined]
-        else:
-            prev._n += 1  # type: ignore[attr-defined]
-            if c.score > prev.score:
-                prev.score, prev.raw, prev.page, prev.bbox, prev.line = c.score, c.raw, c.page, c.bbox, c.line
+            by_value[key] = Cand(c.field, c.value, c.score, c.raw, c.page, c.bbox, c.line, c.derived)
+        elif c.score > prev.score:
+            prev.score, prev.raw, prev.page, prev.bbox, prev.line = c.score, c.raw, c.page, c.bbox, c.line
     out = list(by_value.values())
     for c in out:
-        c.score = min(1.0, c.score + 0.08 * (c._n - 1))  # type: ignore[attr-defined]
+        if len(lines[c.value]) > 1:
+            c.score = min(1.0, c.score + 0.08)
     return sorted(out, key=lambda c: -c.score)
+
+
+_POOL = {"net_total": 6, "tax_total": 10, "gross_total": 6, "amount_due": 4}
 
 
 def choose_amounts(dt: DocText, cands: dict[str, list[Cand]]) -> tuple[dict[str, Cand | None], bool]:
@@ -468,7 +539,7 @@ def choose_amounts(dt: DocText, cands: dict[str, list[Cand]]) -> tuple[dict[str,
         for c in merged:
             if c.page == last_page:
                 c.score += 0.03
-        pools[f] = merged[:6] + [None]
+        pools[f] = merged[:_POOL[f]] + [None]
     best, best_score, best_ok = None, -1.0, False
     for n, t, g, d in product(pools["net_total"], pools["tax_total"], pools["gross_total"],
                               pools["amount_due"]):
@@ -498,7 +569,9 @@ def choose_amounts(dt: DocText, cands: dict[str, list[Cand]]) -> tuple[dict[str,
         for c in (n, t, g):
             c.score = min(0.98, c.score * 0.5 + 0.5)
     else:
-        if g is not None and n is not None and t is None and g.value >= n.value:
+        if g is not None and n is not None and abs(g.value) >= abs(n.value) and (
+                t is None or (n.score >= 0.85 and g.score >= 0.85 and t.score < n.score)):
+            # confident net and gross, no printed VAT total that fits: their difference is the VAT
             choice["tax_total"] = Cand("tax_total", g.value - n.value, 0.55, None, None, None, derived=True)
         elif g is not None and t is not None and n is None:
             choice["net_total"] = Cand("net_total", g.value - t.value, 0.55, None, None, None, derived=True)
