@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from . import invoices, ops, problems, reports, security
+from . import dashboard, invoices, ops, problems, reports, security
 
 
 def create_app(services) -> Flask:
@@ -15,4 +15,5 @@ def create_app(services) -> Flask:
     app.register_blueprint(ops.bp)
     app.register_blueprint(invoices.bp)
     app.register_blueprint(reports.bp)
+    app.register_blueprint(dashboard.bp)
     return app

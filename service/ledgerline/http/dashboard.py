@@ -1,0 +1,241 @@
+"""The operator dashboard: the last 30 days of the duplicate-work report, as HTML and SVG.
+
+Sign-in: an operator key, either as `Authorization: Bearer` or through the login form,
+which keeps it in a Secure, HttpOnly, SameSite=Strict cookie scoped to /dashboard. The
+page runs no scripts: the charts are SVG drawn on the server.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from flask import (Blueprint, Response, current_app, make_response, redirect,
+                   render_template_string, request)
+from markupsafe import Markup
+
+from ..adapters.db.accounts import caller_for_key
+from ..adapters.db.engine import transaction
+from ..domain.errors import Forbidden
+from ..service_layer import report
+from . import charts
+from .auth import current_caller
+from .reports import require_operator
+
+bp = Blueprint("dashboard", __name__)
+COOKIE = "ledgerline_operator"
+COOKIE_PATH = "/dashboard"
+SESSION_SECONDS = 8 * 3600
+DAYS = 30
+# Security headers for every page come from http.security; a signed-in page, whichever
+# way the key came, must not be kept by any cache.
+NO_STORE = {"Cache-Control": "no-store", "Vary": "Cookie, Authorization"}
+
+
+def _services():
+    return current_app.extensions["ledgerline"]
+
+
+def _operator_from_cookie():
+    secret = request.cookies.get(COOKIE)
+    if not secret:
+        return None
+    with transaction(_services().engine, write=False) as conn:
+        caller = caller_for_key(conn, secret)
+    return caller if caller is not None and caller.is_operator() else None
+
+
+@bp.get("/dashboard")
+def dashboard():
+    if request.headers.get("Authorization"):
+        require_operator(current_caller())  # a bearer key: the API's rules (401, 404)
+    elif _operator_from_cookie() is None:
+        signed_out = request.cookies.get(COOKIE) is not None
+        page = _page(LOGIN, error="That key is not an operator key." if signed_out else None)
+        resp = _html(page, 401 if signed_out else 200)
+        if signed_out:
+            resp.delete_cookie(COOKIE, path=COOKIE_PATH)
+        return resp
+    last = (report.parse_day(request.args["to"], "to") if "to" in request.args
+            else datetime.now(timezone.utc).date())
+    span = report.Days(last - timedelta(days=DAYS - 1), last)
+    services = _services()
+    documents = report.duplicate_report(services.engine, services.settings, span)
+    return _html(_page(DASHBOARD, span=span, days=documents,
+                       operations=_operation_totals(documents),
+                       totals=_totals(documents), price=services.settings.price_per_call,
+                       calls_chart=Markup(charts.calls_chart(documents)),
+                       cost_chart=Markup(charts.cost_chart(documents)),
+                       rate_chart=Markup(charts.hit_rate_chart(documents)),
+                       calls_legend=Markup(charts.legend(charts.CALLS_LEGEND)),
+                       cost_legend=Markup(charts.legend(charts.COST_LEGEND)),
+                       rate_legend=Markup(charts.legend(charts.RATE_LEGEND)),
+                       signed_in_by_cookie=not request.headers.get("Authorization")))
+
+
+@bp.post("/dashboard/login")
+def login():
+    _same_origin()
+    secret = (request.form.get("key") or "").strip()
+    caller = None
+    if secret:
+        with transaction(_services().engine, write=False) as conn:
+            caller = caller_for_key(conn, secret)
+    if caller is None or not caller.is_operator():
+        return _html(_page(LOGIN, error="That key is not an operator key."), 401)
+    resp = redirect("/dashboard", code=303)
+    resp.set_cookie(COOKIE, secret, max_age=SESSION_SECONDS, path=COOKIE_PATH, secure=True,
+                    httponly=True, samesite="Strict")
+    return resp
+
+
+@bp.post("/dashboard/logout")
+def logout():
+    _same_origin()
+    resp = redirect("/dashboard", code=303)
+    resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
+    return resp
+
+
+def _same_origin() -> None:
+    """Forms post only from this site (on top of the SameSite cookie)."""
+    origin = request.headers.get("Origin")
+    if origin and origin != "null" and origin.rstrip("/") != request.host_url.rstrip("/"):
+        raise Forbidden("cross-site form posts are not accepted")
+
+
+def _operation_totals(documents: list[dict]) -> list[dict]:
+    keys = ["calls", "distinct_hashes", "repeat_calls", "cost", "repeat_cost",
+            "overlapping_calls", "overlapping_cost"]
+    totals: dict[str, dict] = {}
+    for doc in documents:
+        for op in doc["operations"]:
+            row = totals.setdefault(op["operation"], {k: 0 for k in keys})
+            for k in keys:
+                row[k] += op[k]
+    return [{"operation": name, **row,
+             "repeat_share": row["repeat_calls"] / row["calls"] if row["calls"] else 0.0}
+            for name, row in sorted(totals.items())]
+
+
+def _totals(documents: list[dict]) -> dict:
+    reqs = [d["requests"] for d in documents]
+    total = sum(r["total"] for r in reqs)
+    hits = sum(r["cache_hits"] for r in reqs)
+    return {"uploads": total, "model_calls": sum(r["model_calls"] for r in reqs),
+            "cost": sum(op["cost"] for d in documents for op in d["operations"]),
+            "cost_avoided": sum(r["cost_avoided"] for r in reqs),
+            "cost_would_be_avoided": sum(r["cost_would_be_avoided"] for r in reqs),
+            "hit_rate": hits / total if total else None}
+
+
+def _page(body: str, **context) -> str:
+    return render_template_string(LAYOUT, body=Markup(render_template_string(body, **context)))
+
+
+def _html(page: str, status: int = 200) -> Response:
+    resp = make_response(page, status)
+    resp.mimetype = "text/html"
+    resp.headers.update(NO_STORE)
+    return resp
+
+
+LAYOUT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Ledgerline · duplicate work</title>
+<style>
+ body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fff; }
+ header { background: #1f3a5f; color: #fff; padding: 12px 24px; display: flex;
+          justify-content: space-between; align-items: center; }
+ header h1 { font-size: 18px; margin: 0; }
+ main { padding: 16px 24px 40px; max-width: 1000px; }
+ h2 { font-size: 16px; margin: 28px 0 6px; }
+ .chart { display: block; max-width: 100%; height: auto; }
+ .chart .axis { font-size: 11px; fill: #555; }
+ .legend { font-size: 13px; margin: 4px 0 0; }
+ .key { margin-right: 18px; white-space: nowrap; }
+ .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 6px;
+           vertical-align: -1px; border-radius: 2px; }
+ table { border-collapse: collapse; margin-top: 8px; font-variant-numeric: tabular-nums; }
+ th, td { padding: 4px 10px; border-bottom: 1px solid #e3e3e3; }
+ th { text-align: left; background: #f5f5f7; font-weight: 600; }
+ td.n, th.n { text-align: right; }
+ .summary { display: flex; gap: 28px; flex-wrap: wrap; margin: 12px 0 0; }
+ .summary div { min-width: 150px; }
+ .summary b { display: block; font-size: 20px; }
+ .error { color: #b00020; }
+ form.login { max-width: 420px; margin-top: 24px; }
+ form.login input[type=password] { width: 100%; padding: 6px; font: inherit; }
+ button { font: inherit; padding: 6px 14px; margin-top: 10px; }
+ header button { margin: 0; }
+</style></head>
+<body>{{ body }}</body></html>
+"""
+
+LOGIN = """<header><h1>Ledgerline · duplicate work</h1></header>
+<main>
+<form class="login" method="post" action="/dashboard/login">
+ <h2>Operator sign-in</h2>
+ {% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
+ <label for="key">Operator API key</label>
+ <input id="key" name="key" type="password" autocomplete="off" required>
+ <button type="submit">Sign in</button>
+</form>
+</main>
+"""
+
+DASHBOARD = """<header><h1>Ledgerline · duplicate work, {{ span.first }} to {{ span.last }} (UTC)</h1>
+{% if signed_in_by_cookie %}<form method="post" action="/dashboard/logout">
+<button type="submit">Sign out</button></form>{% endif %}</header>
+<main>
+<div class="summary" id="summary">
+ <div>model calls<b>{{ "{:,}".format(totals.model_calls) }}</b></div>
+ <div>spent<b>{{ "{:,.2f}".format(totals.cost) }} USD</b></div>
+ <div>avoided<b>{{ "{:,.2f}".format(totals.cost_avoided) }} USD</b></div>
+ <div>would be avoided (shadow)<b>{{ "{:,.2f}".format(totals.cost_would_be_avoided) }} USD</b></div>
+ <div>cache hit rate<b>{% if totals.hit_rate is none %}–{% else %}{{ "{:.1%}".format(totals.hit_rate) }}{% endif %}</b></div>
+</div>
+
+<h2>Model calls per day</h2>
+{{ calls_chart }}
+<p class="legend">{{ calls_legend }}</p>
+
+<h2>Cost per day (USD, at {{ price }} USD a call for what was avoided)</h2>
+{{ cost_chart }}
+<p class="legend">{{ cost_legend }}</p>
+
+<h2>Cache hit rate per day</h2>
+{{ rate_chart }}
+<p class="legend">{{ rate_legend }}</p>
+
+<h2>Per operation, last {{ days|length }} days</h2>
+<table id="operations">
+ <thead><tr><th>operation</th><th class="n">calls</th><th class="n">distinct hashes</th>
+  <th class="n">repeats</th><th class="n">repeat share</th><th class="n">cost USD</th>
+  <th class="n">repeat cost USD</th><th class="n">overlapping</th>
+  <th class="n">overlapping cost USD</th></tr></thead>
+ <tbody>
+ {% for op in operations %}<tr><td>{{ op.operation }}</td>
+  <td class="n">{{ "{:,}".format(op.calls) }}</td><td class="n">{{ "{:,}".format(op.distinct_hashes) }}</td>
+  <td class="n">{{ "{:,}".format(op.repeat_calls) }}</td><td class="n">{{ "{:.1%}".format(op.repeat_share) }}</td>
+  <td class="n">{{ "{:,.2f}".format(op.cost) }}</td><td class="n">{{ "{:,.2f}".format(op.repeat_cost) }}</td>
+  <td class="n">{{ "{:,}".format(op.overlapping_calls) }}</td><td class="n">{{ "{:,.2f}".format(op.overlapping_cost) }}</td></tr>
+ {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
+ </tbody>
+</table>
+
+<h2>Uploads per day</h2>
+<table id="days">
+ <thead><tr><th>day</th><th class="n">uploads</th><th class="n">hits</th><th class="n">joined</th>
+  <th class="n">bypass</th><th class="n">model calls</th><th class="n">avoided USD</th>
+  <th class="n">would-be hits</th><th class="n">would-be joined</th></tr></thead>
+ <tbody>
+ {% for d in days|reverse %}{% set r = d.requests %}<tr><td>{{ d.day }}</td>
+  <td class="n">{{ "{:,}".format(r.total) }}</td><td class="n">{{ "{:,}".format(r.cache_hits) }}</td>
+  <td class="n">{{ "{:,}".format(r.joined) }}</td><td class="n">{{ "{:,}".format(r.bypass) }}</td>
+  <td class="n">{{ "{:,}".format(r.model_calls) }}</td><td class="n">{{ "{:,.2f}".format(r.cost_avoided) }}</td>
+  <td class="n">{{ "{:,}".format(r.would_be_hits) }}</td><td class="n">{{ "{:,}".format(r.would_be_joined) }}</td></tr>
+ {% endfor %}
+ </tbody>
+</table>
+</main>
+"""
