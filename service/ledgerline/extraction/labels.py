@@ -11,7 +11,7 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = ["fold", "LABELS", "match_labels", "LabelHit", "CREDIT_NOTE_TITLES", "BUYER_CONTEXT",
-           "SELLER_CONTEXT", "STOP_ITEMS", "COLUMN_HEADERS"]
+           "SELLER_CONTEXT", "SELLER_LABEL", "BUYER_LABEL", "STOP_ITEMS", "COLUMN_HEADERS"]
 
 
 @lru_cache(maxsize=4096)
@@ -95,7 +95,7 @@ _RAW: dict[str, list[tuple]] = {
         (r"\bvervaldatum\b|\bvervaldag\b|\buiterste\s+betaaldatum\b|\bte\s+betalen\s+(?:voor|uiterlijk)\b", 1.0),
         (r"\bdata\s+(?:di\s+)?scadenza\b|\bscadenza\b", 1.0),
         (r"\b(?:zahlbar|uberweisen|zahlen|bezahlen|begleichen)\b[^\n]{0,40}?\bbis(?:\s+(?:zum|spatestens))?\b"
-         r"|\bpayable\s+(?:on\s+or\s+)?(?:before|by|until)\b|\bpay\s+(?:by|before|until)\b"
+         r"|\bpayable\s+(?:on\s+or\s+)?(?:before|by|until)\b|\b(?:pay|remit)\s+(?:by|before|until)\b"
          r"|\b(?:a\s+regler|payable|a\s+payer)\s+(?:avant\s+le|au\s+plus\s+tard\s+le)\b"
          r"|\bpagadera?\s+antes\s+del?\b|\bte\s+betalen\s+voor\b|\bda\s+pagare\s+entro\s+il\b", 0.8),
     ],
@@ -184,6 +184,17 @@ SELLER_CONTEXT = re.compile(
     r"\b(?:seller|vendor|supplier|from|sold\s+by|service\s+provider|issued\s+by|verkaufer|lieferant|leverancier"
     r"|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|emisor|fornitore|venditore|cedente"
     r"|rechnungssteller|absender)\b"
+)
+SELLER_LABEL = re.compile(
+    r"^(?:seller|vendor|supplier|from|sold\s+by|service\s+provider|issued\s+by|verkaufer|lieferant|"
+    r"rechnungs(?:er|aus)steller|leverancier|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|"
+    r"emisor|fornitore|venditore|cedente(?:\s+prestatore)?|absender)\b\s*(?::\s*|$)"
+)
+BUYER_LABEL = re.compile(
+    r"^(?:bill(?:ed)?\s+to|invoice\s+to|sold\s+to|customer|client|buyer|recipient|kunde|kaufer"
+    r"(?:\s*/\s*leistungsempfanger)?|leistungsempfanger|rechnungsempfanger|rechnungsadresse|"
+    r"factuuradres|klant|afnemer|destinataire|facture\s+a|facturer\s+a|adresse\s+de\s+facturation|"
+    r"cliente|destinatario|acquirente|cessionario(?:\s+committente)?|comprador|facturar\s+a)\b\s*(?::\s*|$)"
 )
 STOP_ITEMS = re.compile(
     r"^(?:sub[\s-]?total|total|summe|gesamt|zwischensumme|nettobetrag|rechnungssumme|positionssumme|"

@@ -125,7 +125,7 @@ class DocText:
             other = self.lines[j]
             if j != i and other.x1 <= ln.x0 + 2 and other.x1 > left_x and self.same_row(ln, other):
                 left, left_x = j, other.x1
-        if left is not None and ln.x0 - left_x < 8 * ln.height:
+        if left is not None and ln.x0 - left_x < 30 * ln.height:
             return self.folded[left]
         return self.line_above(i)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .labels import BUYER_LABEL as _BUYER_LABEL
+from .labels import SELLER_LABEL as _SELLER_LABEL
 from .layout import DocText
 from .text_layer import Cand
 
@@ -39,17 +41,6 @@ _SKIP_IN_BLOCK = re.compile(
 _PERSON_PREFIX = re.compile(r"^(?:attn|z\.\s?hd|c/o|zu\s+handen|abteilung|department|dept|a\s+l.attention)\b")
 _SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
 _SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
-_SELLER_LABEL = re.compile(
-    r"^(?:seller|vendor|supplier|from|sold\s+by|service\s+provider|issued\s+by|verkaufer|lieferant|"
-    r"rechnungs(?:er|aus)steller|leverancier|verkoper|fournisseur|vendeur|emetteur|proveedor|vendedor|"
-    r"emisor|fornitore|venditore|cedente(?:\s+prestatore)?|absender)\b\s*(?::\s*|$)"
-)
-_BUYER_LABEL = re.compile(
-    r"^(?:bill(?:ed)?\s+to|invoice\s+to|sold\s+to|customer|client|buyer|recipient|kunde|kaufer"
-    r"(?:\s*/\s*leistungsempfanger)?|leistungsempfanger|rechnungsempfanger|rechnungsadresse|"
-    r"factuuradres|klant|afnemer|destinataire|facture\s+a|facturer\s+a|adresse\s+de\s+facturation|"
-    r"cliente|destinatario|acquirente|cessionario(?:\s+committente)?|comprador|facturar\s+a)\b\s*(?::\s*|$)"
-)
 _HOLDER_LABEL = re.compile(
     r"\b(?:titulaire\s+du\s+compte|kontoinhaber(?:in)?|account\s+(?:holder|name)|beneficiary|"
     r"begunstigte[rn]?|beneficiaire|titular(?:\s+de\s+la\s+cuenta)?|begunstigde|intestatario|"
@@ -67,6 +58,7 @@ def _is_party_label(folded: str) -> bool:
 
 def _clean(text: str) -> str | None:
     t = re.sub(r"\s+", " ", text.strip(" ,;:-–|·•●\t"))
+    t = re.sub(r"^logo\s+", "", t, flags=re.IGNORECASE)  # a logo placeholder printed as text
     if len(t) < 2 or len(t) > 80 or not re.search(r"[^\W\d_]{2,}", t):
         return None
     if sum(c.isdigit() for c in t) > len(t) / 4:
@@ -134,7 +126,14 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
                 return _cand(dt, field, [j], score, (sub.end(), len(dt.lines[j].text)))
             right = dt.right_of(j, max_gap=250)[:1]
             if right and _clean(dt.lines[right[0]].text):
-                return _cand(dt, field, right, score)
+                lines = list(right)
+                more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1]
+                if more and not _LEGAL_FORM.search(dt.folded[right[0]]) and _namelike(dt, more[0]) \
+                        and not any(c.isdigit() for c in dt.folded[more[0]]) and not dt.right_of(more[0])[:0] \
+                        and abs(dt.lines[more[0]].x0 - dt.lines[right[0]].x0) < 4 \
+                        and not [k for k in dt.row_of(more[0]) if dt.lines[k].x1 < dt.lines[more[0]].x0]:
+                    lines.append(more[0])  # a name printed on two lines
+                return _cand(dt, field, lines, score)
         if taken:
             if _namelike(dt, j) and not any(c.isdigit() for c in f) and not _PERSON_PREFIX.match(f) \
                     and not _LEGAL_FORM.search(dt.folded[taken[0]]):

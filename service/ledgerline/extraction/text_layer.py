@@ -16,9 +16,9 @@ from itertools import product
 from stdnum import iban as _iban
 from stdnum.eu import vat as _vat
 
-from .labels import BUYER_CONTEXT, CREDIT_NOTE_TITLES, LABELS, match_labels
+from .labels import BUYER_CONTEXT, BUYER_LABEL, CREDIT_NOTE_TITLES, LABELS, SELLER_LABEL, match_labels
 from .layout import DocText
-from .numbers import find_dates, parse_date
+from .numbers import find_dates
 
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 DATE_FIELDS = ("issue_date", "due_date")
@@ -410,13 +410,28 @@ def _vat_label_near(dt: DocText, i: int, start: int) -> bool:
     before = dt.folded[i][:start]
     if any(e[0].search(before) for e in _VAT_LABEL):
         return True
-    for j in dt.right_of(i)[:0]:
-        pass
     row = dt.row_of(i)
     k = row.index(i)
     if k > 0 and any(e[0].search(dt.folded[row[k - 1]]) for e in _VAT_LABEL):
         return True
     return False
+
+
+def _party_of(dt: DocText, i: int) -> str | None:
+    """'buyer' or 'seller' when line i sits in a block headed by a party label above it."""
+    ln = dt.lines[i]
+    x0 = min(dt.lines[k].x0 for k in dt.row_of(i) if dt.lines[k].x0 <= ln.x0)  # the label column
+    above = [j for j in dt.by_page[ln.page]
+             if dt.lines[j].y0 >= ln.y1 - 1 and abs(dt.lines[j].x0 - x0) < 40
+             and dt.lines[j].y0 - ln.y1 < 16 * ln.height]
+    above.sort(key=lambda j: dt.lines[j].y0)
+    for j in above:
+        f = dt.folded[j]
+        if BUYER_LABEL.match(f):
+            return "buyer"
+        if SELLER_LABEL.match(f):
+            return "seller"
+    return None
 
 
 def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
@@ -431,7 +446,6 @@ def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
             compact = re.sub(r"[\s.\-]", "", raw).upper()
             if compact.startswith("CHE"):
                 compact = "CHE" + compact[3:]
-            country = compact[:2]
             if not any(c.isdigit() for c in compact[2:4]) and not compact.startswith("CHE"):
                 continue
             valid = False
@@ -448,14 +462,18 @@ def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
                 continue
             score = (0.95 if valid else 0.6) if labelled else 0.75
             ctx = dt.folded[i][: m.start()]
-            above = [dt.folded[j] for j in dt.by_page[ln.page] if 0 < dt.lines[j].y0 - ln.y1 < 3 * ln.height
-                     and abs(dt.lines[j].x0 - ln.x0) < 30]
-            is_buyer = bool(BUYER_CONTEXT.search(ctx)) or any(BUYER_CONTEXT.search(a) for a in above[-1:])
+            if not ctx.strip(" :"):
+                ctx = dt.context_before(i)
+            if BUYER_CONTEXT.search(ctx):
+                is_buyer = True
+            elif re.search(r"\b(?:seller|supplier|vendor|our|unsere?|notre|nuestro|onze)\b", ctx):
+                is_buyer = False
+            else:
+                is_buyer = _party_of(dt, i) == "buyer"
             c = Cand("buyer_vat_id" if is_buyer else "seller_vat_id", compact, score, raw, ln.page,
                      ln.span_bbox(m.start(), m.end()), i)
             c.derived = not valid  # reused as "checksum failed"
             (buyer if is_buyer else seller).append(c)
-            _ = country
     return seller, buyer
 
 
@@ -640,6 +658,3 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
         fields[k].derived = False
     return fields, reasons, facts
 
-
-def _unused() -> None:  # pragma: no cover - keeps parse_date import for callers
-    parse_date("")
