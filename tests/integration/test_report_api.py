@@ -70,6 +70,7 @@ def test_a_range_gives_one_row_per_day(env):
     ("from=2026-01-02&to=2026-01-01", "invalid_range"),
     ("from=2025-01-01&to=2026-01-02", "invalid_range"),
     ("day=2026-11-29&from=2026-11-29&to=2026-11-30", "invalid_range"),
+    ("date=2026-11-29", "bad_request"), ("day=2026-11-29&format=table", "bad_request"),
 ])
 def test_bad_days_are_400_problems(env, query, code):
     services, _, operator, _ = env

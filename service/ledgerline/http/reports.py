@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
-from ..domain.errors import NotFound
+from ..domain.errors import BadRequest, NotFound
 from ..service_layer import report
 from .auth import current_caller
 
 bp = Blueprint("reports", __name__)
+PARAMETERS = {"day", "from", "to"}
 
 
 def require_operator(caller) -> None:
@@ -20,6 +21,9 @@ def require_operator(caller) -> None:
 def duplicates():
     require_operator(current_caller())
     args = request.args
+    unknown = sorted(set(args) - PARAMETERS)
+    if unknown:
+        raise BadRequest(f"unknown query parameter {unknown[0]!r}; use day, or from and to")
     span = report.days(day=args.get("day"), first=args.get("from"), last=args.get("to"))
     services = current_app.extensions["ledgerline"]
     documents = report.duplicate_report(services.engine, services.settings, span)
