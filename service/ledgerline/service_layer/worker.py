@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from sqlalchemy.exc import OperationalError
 
+from .. import metrics
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
 from ..adapters.sandbox import Cancelled
@@ -51,6 +52,7 @@ class LeaseKeeper(threading.Thread):
                 log.warning("lease renewal failed for %s", self.claim.job_id, exc_info=True)
                 continue
             if renewed is None:
+                metrics.LEASES_LOST.inc()
                 self.lost.set()
                 return
             self.claim = renewed
@@ -157,8 +159,10 @@ class Worker:
                 call_id = job_table.start_call(
                     conn, operation=OPERATION, job=job, request_hash=job.cache_key,
                     cost=services.settings.price_per_call, now=services.clock())
+            metrics.model_call_started(services.settings.price_per_call)
             try:
-                document = services.extractor.extract(tmp.name, job.content_hash)
+                document = metrics.timed_extraction(services.extractor.extract, tmp.name,
+                                                    job.content_hash)
             except Cancelled:  # shutting down: the job goes back to the queue, not to failed
                 self._end_call(call_id, "cancelled")
                 return self._hand_back(job)
@@ -175,10 +179,12 @@ class Worker:
                                           record_in_cache=services.settings.cache_mode.records_results)
         self._end_call(call_id, "published" if published else "discarded", ended)
         if not published:
+            metrics.PUBLISHES_REJECTED.inc()
             log.warning("job %s: lease lost; result discarded (token %s)",
                         job.claim.job_id, job.claim.token)
 
     def _end_call(self, call_id: int, outcome: str, at=None) -> None:
+        metrics.MODEL_CALLS.labels(outcome).inc()
         with transaction(self.services.engine, write=True) as conn:
             job_table.finish_call(conn, call_id, outcome, at or self.services.clock())
 
