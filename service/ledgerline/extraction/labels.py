@@ -239,12 +239,20 @@ class LabelHit:
         return f"LabelHit({self.field!r}, {self.start}, {self.end}, {self.weight})"
 
 
+@lru_cache(maxsize=64)
+def _any_label(fields: tuple) -> re.Pattern:
+    """One pattern that finds whether any label of these fields could be on a line."""
+    return re.compile("|".join(f"(?:{e[0].pattern})" for name in fields for e in LABELS[name]))
+
+
 def match_labels(folded: str, fields, prev=None) -> list[LabelHit]:
     """Label hits of the given fields in a folded line (all matches, overlaps included).
 
     ``prev`` gives the text before the line (the cell to its left or the line above), as a string
     or a callable; context conditions of a hit at the start of a line read it.
     """
+    if not _any_label(tuple(fields)).search(folded):
+        return []
     hits = []
     prev_text = None
     for name in fields:

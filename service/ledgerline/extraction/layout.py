@@ -26,6 +26,8 @@ class DocText:
         self.decimal = guess_decimal_separator(self.full_text)
         self.month_first = self._month_first()
         self._amounts: dict[int, list] = {}
+        self._rows: dict[int, list[int]] = {}
+        self._labels: dict = {}
         self.page_size = {p.number: (p.width, p.height) for p in parsed.pages}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
@@ -59,22 +61,31 @@ class DocText:
     def right_of(self, i: int, max_gap: float | None = None) -> list[int]:
         """Lines on the same row to the right of line i, nearest first."""
         ln = self.lines[i]
-        out = []
-        for j in self.by_page[ln.page]:
-            other = self.lines[j]
-            if j == i or other.x0 < ln.x1 - 2 or not self.same_row(ln, other):
-                continue
-            if max_gap is not None and other.x0 - ln.x1 > max_gap:
-                continue
-            out.append(j)
-        out.sort(key=lambda j: self.lines[j].x0)
+        out = [j for j in self.row_of(i) if j != i and self.lines[j].x0 >= ln.x1 - 2]
+        if max_gap is not None:
+            out = [j for j in out if self.lines[j].x0 - ln.x1 <= max_gap]
         return out
 
     def row_of(self, i: int) -> list[int]:
-        ln = self.lines[i]
-        row = [j for j in self.by_page[ln.page] if self.same_row(ln, self.lines[j])]
-        row.sort(key=lambda j: self.lines[j].x0)
-        return row
+        """Lines sharing line i's row (itself included), left to right."""
+        got = self._rows.get(i)
+        if got is None:
+            ln = self.lines[i]
+            lo, hi = ln.y0 - 3 * ln.height, ln.y1 + 3 * ln.height
+            got = [j for j in self.by_page[ln.page]
+                   if lo <= self.lines[j].y1 and self.lines[j].y0 <= hi and self.same_row(ln, self.lines[j])]
+            got.sort(key=lambda j: self.lines[j].x0)
+            self._rows[i] = got
+        return got
+
+    def labels(self, i: int, fields: tuple, resolve) -> list:
+        """Resolved label hits of line i for the given fields (cached)."""
+        key = (i, fields)
+        got = self._labels.get(key)
+        if got is None:
+            got = resolve(self, i, fields)
+            self._labels[key] = got
+        return got
 
     def below(self, i: int, max_lines: float = 2.6, x_slack: float = 12.0,
               xr: tuple[float, float] | None = None) -> list[int]:

@@ -53,8 +53,11 @@ _SECTION = re.compile(
     r"bemerkungen|notes?\b)")
 
 
+_TOTALS = ("gross_total", "net_total", "tax_total", "amount_due")
+
+
 def _strong_total_label(folded: str) -> bool:
-    for h in match_labels(folded, ("gross_total", "net_total", "tax_total", "amount_due")):
+    for h in match_labels(folded, _TOTALS):
         if h.weight >= 0.8 and h.start <= 3:
             return True
     return False

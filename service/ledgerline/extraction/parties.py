@@ -98,6 +98,22 @@ def _cand(dt: DocText, field: str, lines: list[int], score: float, span=None) ->
     return Cand(field, _clean(text) or text.strip(), score, text, first.page, bbox, lines[0])
 
 
+def _continuation_above(dt: DocText, j: int) -> int | None:
+    """A name-like line right above value cell j, aligned with it and with no label to its left."""
+    ln = dt.lines[j]
+    for k in dt.by_page[ln.page]:
+        other = dt.lines[k]
+        gap = other.y0 - ln.y1
+        if k == j or gap < -0.2 * ln.height or gap > 1.2 * ln.height or abs(other.x0 - ln.x0) > 4:
+            continue
+        if any(dt.lines[m].x1 < other.x0 for m in dt.row_of(k)):
+            continue
+        f = dt.folded[k]
+        if _namelike(dt, k) and not any(c.isdigit() for c in f) and not _LEGAL_FORM.search(f):
+            return k
+    return None
+
+
 def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
     """The party name in the block under (or beside) the label on line i."""
     m = _SELLER_LABEL.match(dt.folded[i]) or _BUYER_LABEL.match(dt.folded[i])
@@ -127,7 +143,10 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
             right = dt.right_of(j, max_gap=250)[:1]
             if right and _clean(dt.lines[right[0]].text):
                 lines = list(right)
-                more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1]
+                up = _continuation_above(dt, right[0])
+                if up is not None:
+                    lines.insert(0, up)  # "MVM Musterhafter" / "Name: Versicherungsverein ... a.G."
+                more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1] if up is None else []
                 if more and not _LEGAL_FORM.search(dt.folded[right[0]]) and _namelike(dt, more[0]) \
                         and not any(c.isdigit() for c in dt.folded[more[0]]) and not dt.right_of(more[0])[:0] \
                         and abs(dt.lines[more[0]].x0 - dt.lines[right[0]].x0) < 4 \
@@ -162,6 +181,23 @@ def _sender_line(dt: DocText) -> int | None:
             if not re.search(r"(?:tel|fax|phone|www|@|iban|bic)", dt.folded[i]):
                 return i
     return None
+
+
+_CAPITAL = re.compile(r"\b(sarl|sas|sasu|sa|eurl|snc|sca|selarl)\s+au\s+capital\b")
+
+
+def _strip_declared_form(dt: DocText, cands: list[Cand]) -> None:
+    """French mentions state the legal form apart from the name ("SARL au capital de 120 000 €"):
+    there the company's name (dénomination) is the printed name without that form."""
+    m = _CAPITAL.search(dt.full_folded)
+    if not m:
+        return
+    form = m.group(1)
+    for c in cands:
+        name = str(c.value)
+        stripped = re.sub(rf"[\s,]+{form}\.?$", "", name, flags=re.IGNORECASE)
+        if stripped != name and len(stripped) >= 2:
+            c.value = stripped
 
 
 def _merge_names(labelled: list[Cand], others: list[Cand]) -> list[Cand]:
@@ -240,6 +276,7 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
         break
     buyer_names = {str(c.value).lower() for c in buyer}
     seller = [c for c in seller if str(c.value).lower() not in buyer_names]
+    _strip_declared_form(dt, seller)
     seller = _merge_names([c for c in seller if c.score >= 0.8], [c for c in seller if c.score < 0.8])
     for c in seller:
         n = counts.get(str(c.value).lower(), 0)

@@ -44,10 +44,10 @@ class Line:
     y1: float
     text: str
     chars: list = field(default_factory=list, repr=False)  # (x0, x1) per character of text
+    height: float = field(init=False, repr=False)
 
-    @property
-    def height(self) -> float:
-        return max(self.y1 - self.y0, 1.0)
+    def __post_init__(self) -> None:
+        self.height = max(self.y1 - self.y0, 1.0)
 
     @property
     def bbox(self) -> list[float]:

@@ -193,7 +193,7 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
     out = []
     for j in dt.right_of(i)[:6]:
         hi_j = len(dt.folded[j])
-        nh = _resolve(match_labels(dt.folded[j], LABEL_FIELDS), dt.folded[j])
+        nh = dt.labels(j, LABEL_FIELDS, _plain_hits)
         if nh:
             first = min(nh, key=lambda k: k.start)
             if first.start == 0:
@@ -207,6 +207,11 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
         if hi_j < len(dt.folded[j]):
             break
     return out
+
+
+def _plain_hits(dt: DocText, i: int, fields: tuple) -> list:
+    """Label hits of line i without context conditions from neighbouring lines."""
+    return _resolve(match_labels(dt.folded[i], fields), dt.folded[i])
 
 
 def _column_header_field(dt: DocText, j: int) -> str | None:
@@ -223,7 +228,7 @@ def _column_header_field(dt: DocText, j: int) -> str | None:
         best, best_gap = k, gap
     if best is None:
         return None
-    hits = _resolve(match_labels(dt.folded[best], AMOUNT_FIELDS), dt.folded[best])
+    hits = dt.labels(best, AMOUNT_FIELDS, _plain_hits)
     hits = [h for h in hits if h.weight >= 0.8]
     return hits[-1].field if hits else None
 
@@ -289,6 +294,9 @@ def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, 
     return out
 
 
+_LETTERS = re.compile(r"[a-z]{2}")
+
+
 def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
     cands: dict[str, list[Cand]] = {f: [] for f in LABEL_FIELDS}
 
@@ -298,6 +306,8 @@ def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
         cands[field].append(Cand(field, v, score * strength, raw, ln.page, ln.span_bbox(s, e), j))
 
     for i, folded in enumerate(dt.folded):
+        if not _LETTERS.search(folded):
+            continue  # figures only: a value, never a label
         hits = _resolve(match_labels(folded, LABEL_FIELDS, prev=lambda i=i: dt.context_before(i)), folded)
         if not hits:
             continue
