@@ -24,8 +24,10 @@ from .auth import current_caller
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
 INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
-# Never legitimate in a filter, and PostgreSQL cannot even compare text holding NUL.
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+# No control characters (PostgreSQL cannot even compare text holding NUL), not only spaces;
+# the same rule as the seller parameter's pattern in schemas/openapi.yaml.
+SELLER = re.compile(r"[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*")
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _services():
@@ -162,15 +164,17 @@ def _list_filter(args) -> reads.ListFilter:
     if fmt not in ("json", "csv"):
         raise BadRequest("format must be json or csv")
     try:
-        limit = int(args.get("limit", 50))
+        raw_limit = args.get("limit", "50")
+        if not raw_limit.isascii() or not raw_limit.isdigit():  # int() also takes " 5", "1_0"
+            raise ValueError(raw_limit)
+        limit = int(raw_limit)
     except ValueError:
         raise BadRequest("limit must be an integer") from None
     if not 1 <= limit <= MAX_PAGE:
         raise BadRequest(f"limit must be between 1 and {MAX_PAGE}")
     seller = args.get("seller")
-    if seller is not None and (not seller.strip() or len(seller) > 200
-                               or CONTROL_CHARACTERS.search(seller)):
-        raise BadRequest("seller must be 1-200 printable characters")
+    if seller is not None and (len(seller) > 200 or not SELLER.fullmatch(seller)):
+        raise BadRequest("seller must be 1-200 printable characters, not only spaces")
     return reads.ListFilter(status=status, issued_from=_iso_date(args, "issued_from"),
                             issued_to=_iso_date(args, "issued_to"), seller=seller,
                             after=_parse_cursor(args.get("cursor")), limit=limit)
@@ -181,6 +185,8 @@ def _iso_date(args, name: str) -> str | None:
     if value is None:
         return None
     try:
+        if not ISO_DATE.fullmatch(value):  # fromisoformat also takes 20260101 and 2026-W01-1
+            raise ValueError(value)
         return date.fromisoformat(value).isoformat()
     except ValueError:
         raise BadRequest(f"{name} must be an ISO date (YYYY-MM-DD)") from None
