@@ -49,8 +49,9 @@ def _headers(response):
         response.headers.setdefault(name, value)
     html = response.mimetype in ("text/html", "application/xhtml+xml")
     response.headers["Content-Security-Policy"] = HTML_CSP if html else API_CSP
-    if "Authorization" in request.headers or "caller" in g:
+    if "Authorization" in request.headers or "Cookie" in request.headers or "caller" in g:
         # Per-caller answers must not be kept by shared caches or the browser's disk cache.
         response.headers["Cache-Control"] = "no-store"
         response.vary.add("Authorization")
+        response.vary.add("Cookie")
     return response
