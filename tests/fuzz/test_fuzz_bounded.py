@@ -50,10 +50,12 @@ def test_a_bounded_fuzzing_pass_finds_no_crash(tmp_path):
     # Bounded by time and runs both; a timeout equal to the sandbox's default wall limit.
     proc = subprocess.run(
         [sys.executable, str(TARGET), "-max_total_time=20", "-runs=2000", "-timeout=60",
-         "-rss_limit_mb=2048", "-print_final_stats=1", f"-artifact_prefix={artifacts}/",
+         "-rss_limit_mb=2048", "-report_slow_units=60", "-print_final_stats=1",
+         f"-artifact_prefix={artifacts}/",
          str(work), str(seeds)],
         capture_output=True, text=True, timeout=240)
-    found = sorted(p.name for p in artifacts.iterdir())
+    # crash-, timeout-, oom-, leak-: a slow-unit (a busy CI machine) is no failure.
+    found = sorted(p.name for p in artifacts.iterdir() if not p.name.startswith("slow-unit-"))
     assert proc.returncode == 0 and not found, (
         f"the fuzzer found {found} (exit {proc.returncode}); copy each to "
         f"tests/fuzz/regressions/ so it is replayed from now on.\n{proc.stderr[-4000:]}")
