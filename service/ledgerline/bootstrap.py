@@ -38,7 +38,12 @@ def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
         settings=settings,
         engine=engine or make_engine(settings.database_url),
         store=store or open_store(settings.storage_url),
-        extractor=extractor or SandboxedExtractor(PdfExtractor(),
-                                                  SandboxLimits.from_settings(settings)),
+        extractor=extractor or configured_extractor(settings),
         clock=clock or utcnow,
     )
+
+
+def configured_extractor(settings: Settings, *, use_embedded_xml: bool = True) -> Extractor:
+    """The extractor the service runs: pdfminer and embedded XML, inside the sandbox."""
+    return SandboxedExtractor(PdfExtractor(use_embedded_xml=use_embedded_xml),
+                              SandboxLimits.from_settings(settings))

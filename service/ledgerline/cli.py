@@ -143,14 +143,17 @@ def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
     """Extract each PDF offline and print one JSON document per line."""
     import blake3
 
-    from .adapters.extractor import PdfExtractor
+    from .bootstrap import configured_extractor
     from .extraction.errors import ExtractionError
 
-    extractor = PdfExtractor(use_embedded_xml=not no_embedded_xml)
+    extractor = configured_extractor(Settings.from_env(), use_embedded_xml=not no_embedded_xml)
     failed = 0
     for path in files:
+        hasher = blake3.blake3()
         with open(path, "rb") as f:
-            content_hash = "blake3:" + blake3.blake3(f.read(), max_threads=1).hexdigest()
+            while chunk := f.read(1 << 20):
+                hasher.update(chunk)
+        content_hash = f"blake3:{hasher.hexdigest()}"
         try:
             document = extractor.extract(path, content_hash)
         except ExtractionError as exc:

@@ -42,3 +42,17 @@ def test_extract_prints_one_document_per_file(tmp_path):
     docs = [json.loads(line) for line in lines]
     assert all(d["schema_version"] == "invoice-v1" for d in docs)
     assert not (tmp_path / "cli.sqlite3").exists()  # offline: no database touched
+
+
+def test_extract_runs_the_configured_sandbox_and_reports_bad_files(tmp_path):
+    from tests.hostile import corpus
+
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(corpus.flate_bomb())
+    good = corpus_pdfs(limit=1)[0]
+    out = ledgerline(env_for(tmp_path), "extract", str(bomb), str(good), check=False)
+    assert out.returncode == 1
+    first, second = (json.loads(line) for line in out.stdout.strip().splitlines())
+    assert first == {"file": str(bomb), "error": {"code": "pdf_too_large",
+                                                  "message": first["error"]["message"]}}
+    assert second["schema_version"] == "invoice-v1"
