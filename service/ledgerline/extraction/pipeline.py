@@ -132,8 +132,14 @@ def _xml_fields(inv: XmlInvoice, dt: DocText | None, text_fields: dict | None,
         conf = XML_CONFIDENCE
         if printed is not None:
             tcand: Cand | None = (text_fields or {}).get(name)
-            if tcand is not None and _same(name, tcand.out_value(), value) and tcand.page:
+            agrees = tcand is not None and _same(name, tcand.out_value(), value)
+            if agrees and tcand.page:
                 page, bbox = tcand.page, tcand.bbox
+            elif agrees:
+                hit = printed.locate(name, value)
+                if hit is not None and hit[0] is not None:
+                    ln = dt.lines[hit[0]]
+                    page, bbox = ln.page, ln.span_bbox(hit[1], hit[2])
             else:
                 hit = printed.locate(name, value)
                 if hit is not None and hit[0] is not None:

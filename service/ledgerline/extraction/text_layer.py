@@ -70,9 +70,10 @@ def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
     for _d, ds, de in find_dates(tok):
         if de - ds >= len(tok) - 1:  # the whole token is a date
             return None
-    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})*[.,]\d{2}", tok):  # an amount, not an identifier
-        return None
-    return tok, m.start(), m.start() + len(tok)
+    end = m.start() + len(tok)
+    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})*[.,]\d{2}", tok) or re.match(r"[.,]\d", text[end:end + 2]):
+        return None  # an amount, not an identifier
+    return tok, m.start(), end
 
 
 def read_id(text: str) -> tuple[str, int, int] | None:

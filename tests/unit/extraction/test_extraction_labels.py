@@ -1,0 +1,124 @@
+"""Multilingual label vocabularies and how label hits on one line are resolved."""
+
+import pytest
+
+from ledgerline.extraction.labels import fold, match_labels
+from ledgerline.extraction.text_layer import AMOUNT_FIELDS, LABEL_FIELDS, _resolve, read_id
+
+
+def _fields(text: str, prev: str | None = None) -> list[str]:
+    f = fold(text)
+    return [h.field for h in _resolve(match_labels(f, LABEL_FIELDS, prev=prev), f)]
+
+
+def test_fold_keeps_length_and_drops_accents():
+    for s in ("Rechnungsempfänger", "Date d'échéance", "Nº", "ﬁnal", "İstanbul"):
+        assert len(fold(s)) == len(s)
+    assert fold("Fälligkeit ÉCHÉANCE") == "falligkeit echeance"
+
+
+@pytest.mark.parametrize(
+    "text,field",
+    [
+        ("Invoice Number:", "invoice_number"),
+        ("Invoice #", "invoice_number"),
+        ("Rechnungs-Nr.", "invoice_number"),
+        ("Handelsrechnung Nr.", "invoice_number"),
+        ("Facture n°", "invoice_number"),
+        ("N° de facture", "invoice_number"),
+        ("Factura nº", "invoice_number"),
+        ("Factuurnummer:", "invoice_number"),
+        ("Numero fattura", "invoice_number"),
+        ("Invoice Date:", "issue_date"),
+        ("Rechnungsdatum", "issue_date"),
+        ("Date de facturation", "issue_date"),
+        ("Fecha de emisión", "issue_date"),
+        ("Factuurdatum:", "issue_date"),
+        ("Data fattura", "issue_date"),
+        ("Due Date:", "due_date"),
+        ("Fälligkeitsdatum", "due_date"),
+        ("Date d'échéance", "due_date"),
+        ("Fecha de vencimiento", "due_date"),
+        ("Vervaldatum", "due_date"),
+        ("Data di scadenza", "due_date"),
+        ("Subtotal", "net_total"),
+        ("Nettobetrag", "net_total"),
+        ("Total HT", "net_total"),
+        ("Base imponible", "net_total"),
+        ("Totaal excl. BTW", "net_total"),
+        ("Imponibile", "net_total"),
+        ("VAT amount", "tax_total"),
+        ("MwSt.-Betrag", "tax_total"),
+        ("Total TVA", "tax_total"),
+        ("Cuota IVA", "tax_total"),
+        ("BTW bedrag", "tax_total"),
+        ("Totale IVA", "tax_total"),
+        ("Grand Total", "gross_total"),
+        ("Bruttosumme", "gross_total"),
+        ("Total TTC", "gross_total"),
+        ("Importe total", "gross_total"),
+        ("Factuur totaal", "gross_total"),
+        ("Totale fattura", "gross_total"),
+        ("Amount due", "amount_due"),
+        ("Zahlbetrag", "amount_due"),
+        ("Net à payer", "amount_due"),
+        ("Importe a pagar", "amount_due"),
+        ("Te betalen", "amount_due"),
+        ("Totale da pagare", "amount_due"),
+        ("Währung:", "currency"),
+    ],
+)
+def test_label_vocabulary(text, field):
+    assert field in _fields(text)
+
+
+@pytest.mark.parametrize(
+    "text,field",
+    [
+        ("Rechnungssumme Netto (excl. USt.)", "net_total"),
+        ("Rechnungssumme Brutto (inkl. USt.)", "gross_total"),
+        ("Total (incl. VAT)", "gross_total"),
+        ("Summe zzgl. MwSt", "net_total"),
+        ("Rechnungssumme ohne USt.", "net_total"),
+    ],
+)
+def test_qualified_totals_are_not_vat_labels(text, field):
+    assert _fields(text) == [field]
+
+
+def test_weak_date_words_need_a_numbered_title_before_them():
+    assert "issue_date" in _fields("Rechnung Nr. 4711 vom 05.03.2024")
+    assert "issue_date" in _fields("Facture n° FA-12 du 13/11/2017")
+    assert "issue_date" not in _fields("Rechnung gemäß Bestellung Nr. 2018-471331 vom 01.03.2018")
+    assert "issue_date" not in _fields("ZUGFeRD-Version: 2.1 vom 24.03.2020")
+    # the number may sit in the cell to the left or on the line above
+    assert "issue_date" in _fields("vom", prev="nr. 471102")
+
+
+def test_dates_of_other_events_are_not_issue_dates():
+    assert "issue_date" not in _fields("Lieferdatum: 05.03.2024")
+    assert "issue_date" not in _fields("Date de livraison : 28/01/2026")
+    assert "issue_date" not in _fields("DATE DE FACTURE ASSOCIÉE : 01/01/2026")
+
+
+def test_amount_fields_constant():
+    assert set(AMOUNT_FIELDS) == {"net_total", "tax_total", "gross_total", "amount_due"}
+
+
+@pytest.mark.parametrize(
+    "segment,expected",
+    [
+        (": RE-2024/12", "RE-2024/12"),
+        (" No. 4711 vom", "4711"),
+        (" (380) Nr. 471102", "471102"),
+        ("# INV/2023/03/0008", "INV/2023/03/0008"),
+        (" RE-20151008/504 von", "RE-20151008/504"),
+    ],
+)
+def test_read_id(segment, expected):
+    assert read_id(segment)[0] == expected
+
+
+@pytest.mark.parametrize("segment", [" Summary", " 05.03.2018", " 1.234,56", ""])
+def test_read_id_rejects(segment):
+    assert read_id(segment) is None
