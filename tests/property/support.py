@@ -28,6 +28,9 @@ class App:
     operator: str = ""
     key_ids: dict = field(default_factory=dict)  # secret -> key id
 
+    def __repr__(self) -> str:  # hypothesis prints the fixture with every failing example
+        return f"App({self.services.settings.database_url})"
+
     def __post_init__(self):
         self.client = create_app(self.services).test_client()
         self.operator = operator_key(self.services)
