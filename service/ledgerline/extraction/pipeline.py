@@ -173,7 +173,9 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         if dt is None:
             reasons.append("no text layer: the printed invoice could not be compared with the XML")
         fields = _xml_fields(inv, dt, text_fields, reasons)
-        line_items = inv.line_items
+        # note-only lines (no amount, quantity or price) carry no billing data
+        line_items = [li for li in inv.line_items
+                      if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))]
         values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
         validations = run_all(values, line_items=line_items, totals=inv.totals,
                               tax_breakdown=inv.tax_breakdown)
