@@ -6,10 +6,12 @@ any other exception, a hang past libFuzzer's `-timeout` or a memory blow-up past
 (or `timeout-…`, `oom-…`) under `-artifact_prefix`; copy it to `tests/fuzz/regressions/`
 and `tests/fuzz/test_fuzz_bounded.py` replays it on every run from then on.
 
-    .venv/bin/python fuzz/extract_fuzz.py -max_total_time=600 fuzz/work fuzz/seeds
+    .venv/bin/python fuzz/extract_fuzz.py --seed var/fuzz/seeds
+    .venv/bin/python fuzz/extract_fuzz.py -max_total_time=3600 -timeout=60 -rss_limit_mb=2048 \
+        -artifact_prefix=var/fuzz/ var/fuzz/work var/fuzz/seeds
 
-The seeds are a few small PDFs from the invoice corpus; `fuzz/seeds/` is filled by
-`python fuzz/extract_fuzz.py --seed fuzz/seeds` (or pass any directory of PDFs).
+`--seed DIR` copies a few small PDFs of the invoice corpus into DIR (any directory of PDFs
+will do); `var/fuzz/work` (create it first) collects the inputs that reached new code.
 """
 from __future__ import annotations
 

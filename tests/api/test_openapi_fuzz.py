@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import REPO
 from tests.fakes import pdf_bytes
+from tests.property.support import examples
 
 # Beyond the checks' defaults, a well-formed request may be answered with what the schema
 # cannot express: 413 (too large), 415 (bytes that are not a PDF), 422 (a key reused with
@@ -76,7 +77,7 @@ def _one_day_or_a_range(case) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=50, deadline=None,
+@settings(max_examples=examples(50), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
 def test_every_answer_to_every_role_is_documented(case, api):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass, field
 
 from ledgerline.adapters.db.accounts import caller_for_key
@@ -13,6 +14,11 @@ from tests.conftest import make_tenant, operator_key
 ACCOUNT_ROLES = ("customer", "supplier", "supplier2", "dashboard")
 UPLOADERS = ("customer", "supplier", "supplier2")
 _names = itertools.count()
+
+
+def examples(n: int) -> int:
+    """CI's example count, times LEDGERLINE_FUZZ_SCALE for longer runs (README, "Fuzzing")."""
+    return n * max(1, int(os.environ.get("LEDGERLINE_FUZZ_SCALE", "1")))
 
 
 def fresh_account(prefix: str) -> str:

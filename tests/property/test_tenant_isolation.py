@@ -29,7 +29,7 @@ from sqlalchemy import text
 
 from ledgerline.adapters.db.engine import transaction
 from tests.fakes import ControlledExtractor, pdf_bytes
-from tests.property.support import ACCOUNT_ROLES, UPLOADERS, App, fresh_account
+from tests.property.support import ACCOUNT_ROLES, UPLOADERS, App, examples, fresh_account
 
 MISSING_ID = "inv_" + "0" * 24
 BODIES = [pdf_bytes(f"isolation-{i}") for i in range(4)]  # the same bytes in every account
@@ -80,7 +80,7 @@ UPLOADS = st.builds(Upload, account=st.integers(0, 2), role=st.sampled_from(UPLO
                     fresh=st.booleans(), work_after=st.booleans())
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=examples(12), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(accounts=st.integers(2, 3), uploads=st.lists(UPLOADS, min_size=1, max_size=7))
 def test_no_read_ever_crosses_a_grant(sqlite_app, accounts, uploads):

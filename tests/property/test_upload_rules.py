@@ -17,7 +17,7 @@ from ledgerline.domain.identity import Caller, Role
 from ledgerline.domain.jobs import (MAX_IDEMPOTENCY_KEY, InvalidIdempotencyKey,
                                     parse_idempotency_key)
 from tests.fakes import pdf_bytes
-from tests.property.support import UPLOADERS, fresh_account
+from tests.property.support import UPLOADERS, examples, fresh_account
 
 SF_CHARS = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 TOKEN_CHARS = st.sampled_from("!#$%&'*+-.^_`|~:/0123456789abcdefghijklmnopqrstuvwxyzABCXYZ")
@@ -89,7 +89,7 @@ STEP = st.one_of(
     st.tuples(st.just("work")))
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(STEP, min_size=1, max_size=10))
 def test_any_upload_sequence_follows_the_idempotency_and_visibility_rules(sqlite_app, steps):
