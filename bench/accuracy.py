@@ -30,12 +30,30 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 
 FIELDS = (
-    "invoice_number", "issue_date", "due_date", "currency", "seller_name", "seller_vat_id",
-    "buyer_name", "buyer_vat_id", "net_total", "tax_total", "gross_total", "amount_due",
+    "invoice_number",
+    "issue_date",
+    "due_date",
+    "currency",
+    "seller_name",
+    "seller_vat_id",
+    "buyer_name",
+    "buyer_vat_id",
+    "net_total",
+    "tax_total",
+    "gross_total",
+    "amount_due",
 )
 AMOUNTS = {"net_total", "tax_total", "gross_total", "amount_due"}
-TEXT_GOALS = {"invoice_number": 0.90, "issue_date": 0.90, "currency": 0.90, "gross_total": 0.90,
-              "net_total": 0.90, "tax_total": 0.90, "seller_name": 0.90, "line_items": 0.80}
+TEXT_GOALS = {
+    "invoice_number": 0.90,
+    "issue_date": 0.90,
+    "currency": 0.90,
+    "gross_total": 0.90,
+    "net_total": 0.90,
+    "tax_total": 0.90,
+    "seller_name": 0.90,
+    "line_items": 0.80,
+}
 
 
 def norm(field: str, value):
@@ -171,10 +189,14 @@ def main(argv=None) -> int:
             text.add(truth, doc_text)
 
     names = list(FIELDS) + ["line_items"]
-    print(f"files scored: {len(rows)}   pages: {pages}   extraction errors: {dict(errors) or 'none'}")
+    print(
+        f"files scored: {len(rows)}   pages: {pages}   extraction errors: {dict(errors) or 'none'}"
+    )
     print()
-    print(f"{'field':<15} {'n':>4} | {'full P':>6} {'R':>6} {'F1':>6} | {'xml n':>5} {'F1':>6} |"
-          f" {'text P':>6} {'R':>6} {'F1':>6}  goal")
+    print(
+        f"{'field':<15} {'n':>4} | {'full P':>6} {'R':>6} {'F1':>6} | {'xml n':>5} {'F1':>6} |"
+        f" {'text P':>6} {'R':>6} {'F1':>6}  goal"
+    )
     print("-" * 93)
     result = {"files": len(rows), "pages": pages, "fields": {}}
     for f in names:
@@ -183,10 +205,16 @@ def main(argv=None) -> int:
         tp, tr, tf, _ = text.row(f)
         goal = TEXT_GOALS.get(f)
         mark = "" if goal is None else (f"{goal:.2f} {'ok' if tf >= goal else 'MISS'}")
-        print(f"{f:<15} {n:>4} | {fp:6.3f} {fr:6.3f} {ff:6.3f} | {xn:>5} {xf:6.3f} |"
-              f" {tp:6.3f} {tr:6.3f} {tf:6.3f}  {mark}")
-        result["fields"][f] = {"n": n, "full": [fp, fr, ff], "embedded_xml_docs_f1": xf,
-                               "text_layer": [tp, tr, tf]}
+        print(
+            f"{f:<15} {n:>4} | {fp:6.3f} {fr:6.3f} {ff:6.3f} | {xn:>5} {xf:6.3f} |"
+            f" {tp:6.3f} {tr:6.3f} {tf:6.3f}  {mark}"
+        )
+        result["fields"][f] = {
+            "n": n,
+            "full": [fp, fr, ff],
+            "embedded_xml_docs_f1": xf,
+            "text_layer": [tp, tr, tf],
+        }
     print()
     for label, sc in (("full", full), ("text-only", text)):
         for src, c in sorted(sc.by_source.items()):
@@ -194,13 +222,20 @@ def main(argv=None) -> int:
             lp = c["li_tp"] / c["li_pred"] if c["li_pred"] else 0.0
             lr = c["li_tp"] / c["li_truth"] if c["li_truth"] else 0.0
             lf = 2 * lp * lr / (lp + lr) if lp + lr else 0.0
-            print(f"{label:<10} source={src:<13} files={c['files']:>4} field accuracy={acc:.3f}"
-                  f"  line items P={lp:.3f} R={lr:.3f} F1={lf:.3f}")
+            print(
+                f"{label:<10} source={src:<13} files={c['files']:>4} field accuracy={acc:.3f}"
+                f"  line items P={lp:.3f} R={lr:.3f} F1={lf:.3f}"
+            )
             result.setdefault("by_source", {}).setdefault(label, {})[src] = {
-                "files": c["files"], "accuracy": acc, "line_items_f1": lf}
+                "files": c["files"],
+                "accuracy": acc,
+                "line_items_f1": lf,
+            }
     print()
     speed = {
-        "pdfminer_extract_pages_s": t_miner, "full_s": t_full, "text_only_s": t_text,
+        "pdfminer_extract_pages_s": t_miner,
+        "full_s": t_full,
+        "text_only_s": t_text,
         "full_pages_per_s": pages / t_full if t_full else 0.0,
         "text_pages_per_s": pages / t_text if t_text else 0.0,
         "full_ratio": t_full / t_miner if t_miner else 0.0,
@@ -208,10 +243,14 @@ def main(argv=None) -> int:
     }
     result["speed"] = speed
     print(f"pdfminer extract_pages: {t_miner:.2f}s ({pages / t_miner:.1f} pages/s)")
-    print(f"full extractor:         {t_full:.2f}s ({speed['full_pages_per_s']:.1f} pages/s, "
-          f"ratio {speed['full_ratio']:.2f}x)")
-    print(f"text layer only:        {t_text:.2f}s ({speed['text_pages_per_s']:.1f} pages/s, "
-          f"ratio {speed['text_ratio']:.2f}x)")
+    print(
+        f"full extractor:         {t_full:.2f}s ({speed['full_pages_per_s']:.1f} pages/s, "
+        f"ratio {speed['full_ratio']:.2f}x)"
+    )
+    print(
+        f"text layer only:        {t_text:.2f}s ({speed['text_pages_per_s']:.1f} pages/s, "
+        f"ratio {speed['text_ratio']:.2f}x)"
+    )
     print(f"cpu count: {os.cpu_count()}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")

@@ -36,8 +36,14 @@ MODEL_CONFIG: dict = {
 }
 
 __all__ = [
-    "SCHEMA_VERSION", "PREPROCESSING_VERSION", "MODEL_VERSION", "MODEL_CONFIG", "ExtractionError",
-    "extract_pdf", "model_config_digest", "versions",
+    "SCHEMA_VERSION",
+    "PREPROCESSING_VERSION",
+    "MODEL_VERSION",
+    "MODEL_CONFIG",
+    "ExtractionError",
+    "extract_pdf",
+    "model_config_digest",
+    "versions",
 ]
 
 
@@ -48,10 +54,16 @@ def model_config_digest() -> str:
 
 
 def versions() -> dict:
-    return {"schema": SCHEMA_VERSION, "preprocessing": PREPROCESSING_VERSION, "model": MODEL_VERSION}
+    return {
+        "schema": SCHEMA_VERSION,
+        "preprocessing": PREPROCESSING_VERSION,
+        "model": MODEL_VERSION,
+    }
 
 
-def extract_pdf(path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True) -> dict:
+def extract_pdf(
+    path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True
+) -> dict:
     """Extract the invoice-v1 document from the PDF at ``path``.
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
@@ -61,5 +73,6 @@ def extract_pdf(path: str | os.PathLike, *, content_hash: str, use_embedded_xml:
 
     if not isinstance(content_hash, str) or not content_hash.startswith("blake3:"):
         raise ValueError("content_hash must look like 'blake3:<hex>'")
-    return extract(path, content_hash=content_hash, use_embedded_xml=use_embedded_xml,
-                   versions=versions())
+    return extract(
+        path, content_hash=content_hash, use_embedded_xml=use_embedded_xml, versions=versions()
+    )

@@ -10,9 +10,20 @@ from .numbers import format_amount
 SCHEMA_VERSION = "invoice-v1"
 
 FIELD_NAMES = (
-    "invoice_number", "issue_date", "due_date", "currency", "seller_name", "seller_vat_id",
-    "buyer_name", "buyer_vat_id", "purchase_order", "iban", "net_total", "tax_total",
-    "gross_total", "amount_due",
+    "invoice_number",
+    "issue_date",
+    "due_date",
+    "currency",
+    "seller_name",
+    "seller_vat_id",
+    "buyer_name",
+    "buyer_vat_id",
+    "purchase_order",
+    "iban",
+    "net_total",
+    "tax_total",
+    "gross_total",
+    "amount_due",
 )
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 DATE_FIELDS = ("issue_date", "due_date")
@@ -72,8 +83,17 @@ def line_item_entry(item: dict) -> dict:
     }
 
 
-def build_document(*, source: str, versions: dict, content_hash: str, pages: int, fields: dict,
-                   line_items: list, validations: list, reasons: list) -> dict:
+def build_document(
+    *,
+    source: str,
+    versions: dict,
+    content_hash: str,
+    pages: int,
+    fields: dict,
+    line_items: list,
+    validations: list,
+    reasons: list,
+) -> dict:
     out_fields = {}
     for name in FIELD_NAMES:
         entry = fields.get(name)

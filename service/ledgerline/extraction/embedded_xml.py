@@ -17,14 +17,29 @@ from lxml import etree
 __all__ = ["XmlInvoice", "read_invoice_xml", "pick_invoice_attachment", "XML_FIELDS"]
 
 XML_FIELDS = (
-    "invoice_number", "issue_date", "due_date", "currency", "seller_name", "seller_vat_id",
-    "buyer_name", "buyer_vat_id", "purchase_order", "iban", "net_total", "tax_total",
-    "gross_total", "amount_due",
+    "invoice_number",
+    "issue_date",
+    "due_date",
+    "currency",
+    "seller_name",
+    "seller_vat_id",
+    "buyer_name",
+    "buyer_vat_id",
+    "purchase_order",
+    "iban",
+    "net_total",
+    "tax_total",
+    "gross_total",
+    "amount_due",
 )
 
 _PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, huge_tree=False, remove_comments=True,
-    remove_pis=True, load_dtd=False,
+    resolve_entities=False,
+    no_network=True,
+    huge_tree=False,
+    remove_comments=True,
+    remove_pis=True,
+    load_dtd=False,
 )
 
 
@@ -189,20 +204,24 @@ def _read_cii(root, syntax: str) -> XmlInvoice:
         money[name] = _amount_in(_kids(summation, tag), currency)
     for name in ("net_total", "tax_total", "gross_total", "amount_due"):
         raw[name] = money[name][1]
-    inv.totals = {k: money[k][0] for k in ("line_total", "charge_total", "allowance_total",
-                                             "prepaid", "rounding")}
+    inv.totals = {
+        k: money[k][0]
+        for k in ("line_total", "charge_total", "allowance_total", "prepaid", "rounding")
+    }
     inv.raw = raw
     inv.fields = {k: v for k, v in raw.items()}
     for name in ("net_total", "tax_total", "gross_total", "amount_due"):
         inv.fields[name] = money[name][0]
     rate_tag = "ApplicablePercent" if v1 else "RateApplicablePercent"
     for tax in _kids(settlement, "ApplicableTradeTax"):
-        inv.tax_breakdown.append({
-            "amount": _dec(_text(tax, "CalculatedAmount")),
-            "basis": _dec(_text(tax, "BasisAmount")),
-            "rate": _dec(_text(tax, rate_tag) or _text(tax, "ApplicablePercent")),
-            "category": _text(tax, "CategoryCode"),
-        })
+        inv.tax_breakdown.append(
+            {
+                "amount": _dec(_text(tax, "CalculatedAmount")),
+                "basis": _dec(_text(tax, "BasisAmount")),
+                "rate": _dec(_text(tax, rate_tag) or _text(tax, "ApplicablePercent")),
+                "category": _text(tax, "CategoryCode"),
+            }
+        )
     for item in _kids(tx, "IncludedSupplyChainTradeLineItem"):
         if v1:
             agr = _one(item, "SpecifiedSupplyChainTradeAgreement")
@@ -215,15 +234,19 @@ def _read_cii(root, syntax: str) -> XmlInvoice:
         rate = _text(stl, f"ApplicableTradeTax/{rate_tag}") or _text(
             stl, "ApplicableTradeTax/ApplicablePercent"
         )
-        inv.line_items.append({
-            "line_id": _text(item, "AssociatedDocumentLineDocument/LineID"),
-            "description": _text(item, "SpecifiedTradeProduct/Name"),
-            "quantity": _dec(_text(dlv, "BilledQuantity")),
-            "unit_price": _dec(_text(agr, "NetPriceProductTradePrice/ChargeAmount")),
-            "net_amount": _dec(_text(stl, "SpecifiedTradeSettlementMonetarySummation/LineTotalAmount")
-                               or _text(stl, "SpecifiedTradeSettlementLineMonetarySummation/LineTotalAmount")),
-            "vat_rate": _dec(rate),
-        })
+        inv.line_items.append(
+            {
+                "line_id": _text(item, "AssociatedDocumentLineDocument/LineID"),
+                "description": _text(item, "SpecifiedTradeProduct/Name"),
+                "quantity": _dec(_text(dlv, "BilledQuantity")),
+                "unit_price": _dec(_text(agr, "NetPriceProductTradePrice/ChargeAmount")),
+                "net_amount": _dec(
+                    _text(stl, "SpecifiedTradeSettlementMonetarySummation/LineTotalAmount")
+                    or _text(stl, "SpecifiedTradeSettlementLineMonetarySummation/LineTotalAmount")
+                ),
+                "vat_rate": _dec(rate),
+            }
+        )
     return inv
 
 
@@ -299,27 +322,33 @@ def _read_ubl(root) -> XmlInvoice:
         subs = _kids(total, "TaxSubtotal")
         if not subs:
             continue
-        if currency and _one(total, "TaxAmount") is not None and (
-            _one(total, "TaxAmount").get("currencyID") not in (None, currency)
+        if (
+            currency
+            and _one(total, "TaxAmount") is not None
+            and (_one(total, "TaxAmount").get("currencyID") not in (None, currency))
         ):
             continue
         for sub in subs:
-            inv.tax_breakdown.append({
-                "amount": _dec(_text(sub, "TaxAmount")),
-                "basis": _dec(_text(sub, "TaxableAmount")),
-                "rate": _dec(_text(sub, "TaxCategory/Percent") or _text(sub, "Percent")),
-                "category": _text(sub, "TaxCategory/ID"),
-            })
+            inv.tax_breakdown.append(
+                {
+                    "amount": _dec(_text(sub, "TaxAmount")),
+                    "basis": _dec(_text(sub, "TaxableAmount")),
+                    "rate": _dec(_text(sub, "TaxCategory/Percent") or _text(sub, "Percent")),
+                    "category": _text(sub, "TaxCategory/ID"),
+                }
+            )
     for line in _kids(root, "CreditNoteLine" if credit else "InvoiceLine"):
         qty = _text(line, "CreditedQuantity" if credit else "InvoicedQuantity")
-        inv.line_items.append({
-            "line_id": _text(line, "ID"),
-            "description": _text(line, "Item/Name") or _text(line, "Item/Description"),
-            "quantity": _dec(qty),
-            "unit_price": _dec(_text(line, "Price/PriceAmount")),
-            "net_amount": _dec(_text(line, "LineExtensionAmount")),
-            "vat_rate": _dec(_text(line, "Item/ClassifiedTaxCategory/Percent")),
-        })
+        inv.line_items.append(
+            {
+                "line_id": _text(line, "ID"),
+                "description": _text(line, "Item/Name") or _text(line, "Item/Description"),
+                "quantity": _dec(qty),
+                "unit_price": _dec(_text(line, "Price/PriceAmount")),
+                "net_amount": _dec(_text(line, "LineExtensionAmount")),
+                "vat_rate": _dec(_text(line, "Item/ClassifiedTaxCategory/Percent")),
+            }
+        )
     return inv
 
 

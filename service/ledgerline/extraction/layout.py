@@ -8,7 +8,6 @@ from .labels import fold
 from .numbers import find_amounts, guess_decimal_separator
 from .pdf import Line, ParsedPdf
 
-
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
 
 
@@ -72,8 +71,13 @@ class DocText:
         if got is None:
             ln = self.lines[i]
             lo, hi = ln.y0 - 3 * ln.height, ln.y1 + 3 * ln.height
-            got = [j for j in self.by_page[ln.page]
-                   if lo <= self.lines[j].y1 and self.lines[j].y0 <= hi and self.same_row(ln, self.lines[j])]
+            got = [
+                j
+                for j in self.by_page[ln.page]
+                if lo <= self.lines[j].y1
+                and self.lines[j].y0 <= hi
+                and self.same_row(ln, self.lines[j])
+            ]
             got.sort(key=lambda j: self.lines[j].x0)
             self._rows[i] = got
         return got
@@ -87,8 +91,13 @@ class DocText:
             self._labels[key] = got
         return got
 
-    def below(self, i: int, max_lines: float = 2.6, x_slack: float = 12.0,
-              xr: tuple[float, float] | None = None) -> list[int]:
+    def below(
+        self,
+        i: int,
+        max_lines: float = 2.6,
+        x_slack: float = 12.0,
+        xr: tuple[float, float] | None = None,
+    ) -> list[int]:
         """Lines under line i that overlap it (or the x-range xr) horizontally, nearest first."""
         ln = self.lines[i]
         x0, x1 = xr if xr is not None else (ln.x0, ln.x1)
@@ -110,8 +119,12 @@ class DocText:
         if xr is None:
             out.sort(key=lambda j: (-round(self.lines[j].y1 / 2), abs(self.lines[j].x0 - ln.x0)))
         else:
-            out.sort(key=lambda j: (-round(self.lines[j].y1 / 2),
-                                    abs((self.lines[j].x0 + self.lines[j].x1) / 2 - mid)))
+            out.sort(
+                key=lambda j: (
+                    -round(self.lines[j].y1 / 2),
+                    abs((self.lines[j].x0 + self.lines[j].x1) / 2 - mid),
+                )
+            )
         return out
 
     def line_above(self, i: int) -> str:

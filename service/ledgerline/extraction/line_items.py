@@ -20,23 +20,28 @@ from .numbers import parse_percent
 _HEADERS = {
     "vat_rate": re.compile(
         r"^(?:vat|tax|ust|mwst|tva|iva|btw|steuer|taxe|taxes|tax\s+rate|vat\s+rate|ust\.?\s*%|mwst-?%|"
-        r"steuersatz|tva\s*%|btw\s*%|iva\s*%|%|vat\s*%|tax\s*%|taux)\b|^(?:\w+\s)?%$|steuersatz|mwst-?%"),
+        r"steuersatz|tva\s*%|btw\s*%|iva\s*%|%|vat\s*%|tax\s*%|taux)\b|^(?:\w+\s)?%$|steuersatz|mwst-?%"
+    ),
     "quantity": re.compile(
         r"\b(?:qty|quantity|menge|anzahl|anz|quantite|qte|nombre|cantidad|cant|aantal|hoeveelheid|"
-        r"quantita|qta|units?|hours|stunden|std|stk)\b"),
+        r"quantita|qta|units?|hours|stunden|std|stk)\b"
+    ),
     "unit_price": re.compile(
         r"\b(?:unit\s+price|unit\s+cost|einzelpreis|e-?preis|stuckpreis|prix\s+unitaire|p\.?\s?u\.?(?:\s+ht)?|"
         r"precio\s+unitario|stukprijs|prijs\s+per\s+stuk|prezzo\s+unitario|unitaire|vk-?preis|"
-        r"nettopreis|rate|price)\b"),
+        r"nettopreis|rate|price)\b"
+    ),
     "net_amount": re.compile(
         r"\b(?:amount|line\s+total|total|\w*betrag|\w*summe|gesamt\w*|montant(?:\s+ht)?|prix\s+ht|total\s+ht|"
         r"importe|\w*bedrag|totaal|importo|totale|subtotal|\w*wert|entgelt|net|netto|prix\s+incl|"
-        r"prijs\s+incl)\b"),
+        r"prijs\s+incl)\b"
+    ),
     "unit_price_weak": re.compile(r"\b(?:preis|prix|prijs|precio|prezzo)\b"),
     "description": re.compile(
         r"\b(?:description|item|product|service|article|artikel\w*|bezeichnung|beschreibung|leistung|"
         r"designation|libelle|produit|descripcion|concepto|articulo|omschrijving|descrizione|"
-        r"articolo|prodotto|details?|produkt|position|bezeichnung)\b"),
+        r"articolo|prodotto|details?|produkt|position|bezeichnung)\b"
+    ),
 }
 _KIND_ORDER = ("vat_rate", "unit_price", "quantity", "net_amount", "unit_price_weak", "description")
 _QTY_RE = re.compile(r"^\s*(-?\d{1,7}(?:[.,]\d{1,5})?)(?=\s|$|[a-zA-Z(])")
@@ -44,13 +49,15 @@ _TOTAL_WORDS = re.compile(
     r"^(?:sub[\s-]?total|total|summe|gesamtbetrag|zwischensumme|rechnungssumme|positionssumme|"
     r"nettobetrag|bruttobetrag|montant\s+(?:ht|ttc)|sous[\s-]total|subtotaal|totaal|totale|"
     r"imponibile|base\s+imponible|steueraufschlusselung|umsatzsteueraufschlusselung|belegsummen|"
-    r"zahlbetrag|warenwert|tax\s+summary|vat\s+summary|nettowert|endbetrag|zu-?/abschlag)\b")
+    r"zahlbetrag|warenwert|tax\s+summary|vat\s+summary|nettowert|endbetrag|zu-?/abschlag)\b"
+)
 
 
 _SECTION = re.compile(
     r"^(?:zu-?\s*und\s+abschlage|abschlage|zuschlage|rabatte|nachlasse|allowances?|charges|"
     r"remises|majorations|descuentos|kortingen|sconti|payment\s+terms|zahlungsbedingungen|"
-    r"bemerkungen|notes?\b)")
+    r"bemerkungen|notes?\b)"
+)
 
 
 _TOTALS = ("gross_total", "net_total", "tax_total", "amount_due")
@@ -99,7 +106,11 @@ def _header(dt: DocText, rows, k: int) -> dict | None:
         if 0 <= k + off < len(rows):
             for i in rows[k + off]:
                 ln = dt.lines[i]
-                if abs(ln.y0 - ref.y0) > 2.6 * ref.height or dt.amounts(i) or len(dt.folded[i]) > 30:
+                if (
+                    abs(ln.y0 - ref.y0) > 2.6 * ref.height
+                    or dt.amounts(i)
+                    or len(dt.folded[i]) > 30
+                ):
                     continue
                 kind = _kind(dt.folded[i])
                 if kind and kind not in cols:
@@ -117,11 +128,11 @@ def _header(dt: DocText, rows, k: int) -> dict | None:
 def _infer_amount_col(dt: DocText, rows, k: int) -> tuple[float, float] | None:
     """No header names the line amount: take the rightmost column of amounts under the header."""
     edges: list[float] = []
-    for row in rows[k + 1:k + 25]:
+    for row in rows[k + 1 : k + 25]:
         for i in row:
             ln = dt.lines[i]
             for value, s, e, has_dec in dt.amounts(i):
-                if has_dec and not ln.text[e:e + 2].strip().startswith("%"):
+                if has_dec and not ln.text[e : e + 2].strip().startswith("%"):
                     edges.append(ln.span_bbox(s, e)[2])
     if not edges:
         return None
@@ -147,7 +158,7 @@ def _anchor_amount(dt: DocText, i: int, col: tuple[float, float]):
     ln = dt.lines[i]
     best = None
     for value, s, e, has_dec in dt.amounts(i):
-        if not has_dec or ln.text[e:e + 2].strip().startswith("%"):
+        if not has_dec or ln.text[e : e + 2].strip().startswith("%"):
             continue
         bb = ln.span_bbox(s, e)
         if abs(bb[2] - col[1]) <= 30 or _overlap(bb[0], bb[2], col[0], col[1], 4):
@@ -173,7 +184,12 @@ def _read_page(dt: DocText, page: int, cols: dict, top: float) -> tuple[list[dic
                 continue
             closed, stop_y = True, ln.y1
             break
-        if ln.x1 < amount_col[0] - 5 and f.endswith(":") and ln.x0 < desc_x0 - 20 and not dt.amounts(i):
+        if (
+            ln.x1 < amount_col[0] - 5
+            and f.endswith(":")
+            and ln.x0 < desc_x0 - 20
+            and not dt.amounts(i)
+        ):
             closed, stop_y = True, ln.y1  # a new section heading at the left margin
             break
         if ln.x1 < amount_col[0] - 5 and _strong_total_label(f):
@@ -186,7 +202,9 @@ def _read_page(dt: DocText, page: int, cols: dict, top: float) -> tuple[list[dic
             anchors.append((i, value))
     if stop_y is not None:
         anchors = [(i, v) for i, v in anchors if dt.lines[i].y0 > stop_y - 1]
-    anchors = [(i, v) for i, v in anchors if not any(dt.same_row(dt.lines[i], r) for r in skipped_rows)]
+    anchors = [
+        (i, v) for i, v in anchors if not any(dt.same_row(dt.lines[i], r) for r in skipped_rows)
+    ]
     if not anchors:
         return [], closed
     # every other line goes to the vertically nearest anchor within about a line
@@ -205,21 +223,36 @@ def _read_page(dt: DocText, page: int, cols: dict, top: float) -> tuple[list[dic
             cells[best].append(i)
     items = []
     for a, value in anchors:
-        item = {"description": None, "quantity": None, "unit_price": None, "net_amount": value,
-                "vat_rate": None}
+        item = {
+            "description": None,
+            "quantity": None,
+            "unit_price": None,
+            "net_amount": value,
+            "vat_rate": None,
+        }
         desc = []
         for i in sorted(cells[a], key=lambda i: dt.lines[i].x0):
             ln, text = dt.lines[i], dt.lines[i].text
             if "%" in text and item["vat_rate"] is None and len(text) < 25:
                 item["vat_rate"] = parse_percent(text)
                 continue
-            if "quantity" in cols and _overlap(ln.x0, ln.x1, *cols["quantity"], 15) and item["quantity"] is None:
+            if (
+                "quantity" in cols
+                and _overlap(ln.x0, ln.x1, *cols["quantity"], 15)
+                and item["quantity"] is None
+            ):
                 m = _QTY_RE.match(text)
                 if m:
                     item["quantity"] = _dec(m.group(1))
                     continue
-            if "unit_price" in cols and _overlap(ln.x0, ln.x1, *cols["unit_price"], 15) and item["unit_price"] is None:
-                amts = [x for x in dt.amounts(i) if not text[x[2]:x[2] + 2].strip().startswith("%")]
+            if (
+                "unit_price" in cols
+                and _overlap(ln.x0, ln.x1, *cols["unit_price"], 15)
+                and item["unit_price"] is None
+            ):
+                amts = [
+                    x for x in dt.amounts(i) if not text[x[2] : x[2] + 2].strip().startswith("%")
+                ]
                 if amts:
                     item["unit_price"] = amts[-1][0]
                     continue
@@ -258,4 +291,3 @@ def extract_line_items(dt: DocText, *, credit_note: bool = False) -> list[dict]:
                 if it[k] is not None:
                     it[k] = abs(it[k])
     return items
-

@@ -131,7 +131,9 @@ _FIND_RE = re.compile(
 )
 
 
-def find_amounts(text: str, decimal_hint: str | None = None) -> list[tuple[Decimal, int, int, bool]]:
+def find_amounts(
+    text: str, decimal_hint: str | None = None
+) -> list[tuple[Decimal, int, int, bool]]:
     """All amount-looking tokens in a line: (value, start, end, has_decimals)."""
     s = normalise_spaces(text)
     out = []
@@ -147,7 +149,9 @@ def find_amounts(text: str, decimal_hint: str | None = None) -> list[tuple[Decim
             continue
         value, has_dec = parsed
         neg = bool(
-            m.group("sign") or m.group("sign2") or m.group("tsign")
+            m.group("sign")
+            or m.group("sign2")
+            or m.group("tsign")
             or (m.group("paren") and m.group("rparen"))
         )
         out.append((-value if neg else value, m.start(), m.end(), has_dec))
@@ -217,7 +221,12 @@ _DATE_PATTERNS = [
     # ISO 2024-03-05
     ("ymd", re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")),
     # 05.03.2024 / 05/03/2024 / 05-03-2024 / 5.3.24
-    ("num", re.compile(r"(?<![\d.,])(\d{1,2})\s?([./-])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d]|[.,]\d)")),
+    (
+        "num",
+        re.compile(
+            r"(?<![\d.,])(\d{1,2})\s?([./-])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d]|[.,]\d)"
+        ),
+    ),
     # 3 August 2014 / 3. März 2018 / 20 de octubre de 2015 / 20-Oct-2015
     (
         "dmy_name",

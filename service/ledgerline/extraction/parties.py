@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
+from .candidates import Cand
 from .labels import BUYER_LABEL as _BUYER_LABEL
 from .labels import SELLER_LABEL as _SELLER_LABEL
 from .layout import DocText
-from .text_layer import Cand
 
 _LEGAL_FORM = re.compile(
     r"(?:\b(?:gmbh|ag|kg|ohg|ug|gbr|e\.\s?k\.|mbh|se|sarl|s\.a\.r\.l\.|sas|sasu|eurl|sa|s\.a\.|s\.l\.|sl|"
@@ -23,7 +23,8 @@ _LEGAL_FORM = re.compile(
     r"ltd\.?|limited|plc|llp|corp\.?|corporation|co\.|pvt\.?\s+ltd\.?|a\.g\.|e\.v\.)(?=$|[\s,.)]))"
 )
 _NOT_NAME = re.compile(
-    r"\b(?:invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit note|page|seite|"
+    r"\b(?:invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit note|"
+    r"page|seite|"
     r"date|datum|tel|telefon|telephone|fax|phone|e-?mail|www|http|iban|bic|swift|ust|vat|tva|btw|"
     r"steuer|steuernummer|tax|postfach|amtsgericht|registergericht|handelsregister\w*|geschaftsfuhr\w*|"
     r"managing|directors?|capital|siret|siren|rcs|hrb|kvk|bank|konto|account|total|summe|betrag|"
@@ -31,14 +32,18 @@ _NOT_NAME = re.compile(
     r"order|bestellung|reference|referenz|not\s+to\s+be|contact|kontakt|ansprechpartner|"
     r"adresse|address|anschrift)\b|@|\(c\)"
 )
-_SUB_LABEL = re.compile(r"^(?:name|firma|company|nom|raison\s+sociale|nombre|naam|nome|ragione\s+sociale)\s*:?\s*")
+_SUB_LABEL = re.compile(
+    r"^(?:name|firma|company|nom|raison\s+sociale|nombre|naam|nome|ragione\s+sociale)\s*:?\s*"
+)
 _SKIP_IN_BLOCK = re.compile(
     r"^(?:nummer|number|nr\b|no\.|gln\b|gtin\b|id\b|kunden-?(?:nr|nummer)|lief-?(?:nr|nummer)|"
     r"customer\s+(?:no|number|id)|client\s+(?:no|id)|account|tel\b|fax\b|e-?mail|www|ust\b|vat\b|"
     r"tva\b|steuer|tax\b|globale\s+nummer|anschrift|address|adresse|kontakt|contact|phone|"
     r"telefon|ref\b)"
 )
-_PERSON_PREFIX = re.compile(r"^(?:attn|z\.\s?hd|c/o|zu\s+handen|abteilung|department|dept|a\s+l.attention)\b")
+_PERSON_PREFIX = re.compile(
+    r"^(?:attn|z\.\s?hd|c/o|zu\s+handen|abteilung|department|dept|a\s+l.attention)\b"
+)
 _SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
 _SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
 _HOLDER_LABEL = re.compile(
@@ -68,8 +73,12 @@ def _clean(text: str) -> str | None:
 
 def _namelike(dt: DocText, j: int) -> bool:
     f = dt.folded[j]
-    return bool(_clean(dt.lines[j].text)) and not _NOT_NAME.search(f) and not _SKIP_IN_BLOCK.match(f) \
+    return (
+        bool(_clean(dt.lines[j].text))
+        and not _NOT_NAME.search(f)
+        and not _SKIP_IN_BLOCK.match(f)
         and not f.startswith("(")
+    )
 
 
 def _first_part(text: str) -> tuple[str, int, int] | None:
@@ -117,7 +126,7 @@ def _continuation_above(dt: DocText, j: int) -> int | None:
 def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
     """The party name in the block under (or beside) the label on line i."""
     m = _SELLER_LABEL.match(dt.folded[i]) or _BUYER_LABEL.match(dt.folded[i])
-    rest = dt.lines[i].text[m.end():] if m else ""
+    rest = dt.lines[i].text[m.end() :] if m else ""
     if rest.strip():
         got = _first_part(rest)
         if got and not _NOT_NAME.search(got[0].lower()):
@@ -137,7 +146,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
             break
         sub = _SUB_LABEL.match(f)
         if sub and not taken:
-            value = dt.lines[j].text[sub.end():]
+            value = dt.lines[j].text[sub.end() :]
             if _clean(value):
                 return _cand(dt, field, [j], score, (sub.end(), len(dt.lines[j].text)))
             right = dt.right_of(j, max_gap=250)[:1]
@@ -147,15 +156,24 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
                 if up is not None:
                     lines.insert(0, up)  # "MVM Musterhafter" / "Name: Versicherungsverein ... a.G."
                 more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1] if up is None else []
-                if more and not _LEGAL_FORM.search(dt.folded[right[0]]) and _namelike(dt, more[0]) \
-                        and not any(c.isdigit() for c in dt.folded[more[0]]) and not dt.right_of(more[0])[:0] \
-                        and abs(dt.lines[more[0]].x0 - dt.lines[right[0]].x0) < 4 \
-                        and not [k for k in dt.row_of(more[0]) if dt.lines[k].x1 < dt.lines[more[0]].x0]:
+                if (
+                    more
+                    and not _LEGAL_FORM.search(dt.folded[right[0]])
+                    and _namelike(dt, more[0])
+                    and not any(c.isdigit() for c in dt.folded[more[0]])
+                    and not dt.right_of(more[0])[:0]
+                    and abs(dt.lines[more[0]].x0 - dt.lines[right[0]].x0) < 4
+                    and not [k for k in dt.row_of(more[0]) if dt.lines[k].x1 < dt.lines[more[0]].x0]
+                ):
                     lines.append(more[0])  # a name printed on two lines
                 return _cand(dt, field, lines, score)
         if taken:
-            if _namelike(dt, j) and not any(c.isdigit() for c in f) and not _PERSON_PREFIX.match(f) \
-                    and not _LEGAL_FORM.search(dt.folded[taken[0]]):
+            if (
+                _namelike(dt, j)
+                and not any(c.isdigit() for c in f)
+                and not _PERSON_PREFIX.match(f)
+                and not _LEGAL_FORM.search(dt.folded[taken[0]])
+            ):
                 taken.append(j)
             break
         if _namelike(dt, j):
@@ -247,9 +265,11 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     for i, folded in enumerate(dt.folded):
         m = _HOLDER_LABEL.search(folded)
         if m:
-            got = _first_part(dt.lines[i].text[m.end():])
+            got = _first_part(dt.lines[i].text[m.end() :])
             if got and not _NOT_NAME.search(got[0].lower()):
-                seller.append(_cand(dt, "seller_name", [i], 0.6, (m.end() + got[1], m.end() + got[2])))
+                seller.append(
+                    _cand(dt, "seller_name", [i], 0.6, (m.end() + got[1], m.end() + got[2]))
+                )
     # legal-form names in the letterhead / footer
     counts: dict[str, int] = {}
     for i, folded in enumerate(dt.folded):
@@ -277,7 +297,9 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     buyer_names = {str(c.value).lower() for c in buyer}
     seller = [c for c in seller if str(c.value).lower() not in buyer_names]
     _strip_declared_form(dt, seller)
-    seller = _merge_names([c for c in seller if c.score >= 0.8], [c for c in seller if c.score < 0.8])
+    seller = _merge_names(
+        [c for c in seller if c.score >= 0.8], [c for c in seller if c.score < 0.8]
+    )
     for c in seller:
         n = counts.get(str(c.value).lower(), 0)
         if n > 1:

@@ -27,7 +27,13 @@ from .numbers import normalise_spaces
 
 log = logging.getLogger(__name__)
 
-LAYOUT_PARAMS = {"line_margin": 0.5, "char_margin": 2.0, "word_margin": 0.15, "boxes_flow": None, "all_texts": True}
+LAYOUT_PARAMS = {
+    "line_margin": 0.5,
+    "char_margin": 2.0,
+    "word_margin": 0.15,
+    "boxes_flow": None,
+    "all_texts": True,
+}
 MAX_PAGES = 200
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
 MIN_TEXT_CHARS = 20
@@ -265,7 +271,9 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
         except MemoryError:
             raise
         except Exception as exc:  # pdfminer raises many plain errors on broken files
-            raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {type(exc).__name__}") from exc
+            raise ExtractionError(
+                "pdf_malformed", f"cannot parse the PDF: {type(exc).__name__}"
+            ) from exc
         try:
             attachments = find_attachments(doc)
             rsrc = PDFResourceManager(caching=True)
@@ -292,7 +300,9 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
         except MemoryError:
             raise
         except Exception as exc:  # pdfminer raises many plain errors on broken content streams
-            raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {type(exc).__name__}") from exc
+            raise ExtractionError(
+                "pdf_malformed", f"cannot read the PDF pages: {type(exc).__name__}"
+            ) from exc
     if not pages:
         raise ExtractionError("pdf_malformed", "the PDF has no pages")
     return ParsedPdf(pages=pages, attachments=attachments)

@@ -6,6 +6,7 @@ import re
 from decimal import Decimal
 
 from . import document as D
+from .candidates import Cand
 from .embedded_xml import XmlInvoice, pick_invoice_attachment
 from .errors import ExtractionError
 from .labels import fold
@@ -14,7 +15,7 @@ from .line_items import extract_line_items
 from .numbers import find_dates
 from .parties import extract_parties
 from .pdf import MIN_TEXT_CHARS, parse_pdf
-from .text_layer import Cand, extract_text_fields
+from .text_layer import extract_text_fields
 from .validation import apply_to_confidence, run_all
 
 XML_CONFIDENCE = 0.99
@@ -38,7 +39,9 @@ def _text_entries(fields: dict) -> dict:
         if cand is None:
             out[name] = D.field_entry(name, None, 0.0)
         else:
-            out[name] = D.field_entry(name, cand.out_value(), cand.score, cand.raw, cand.page, cand.bbox)
+            out[name] = D.field_entry(
+                name, cand.out_value(), cand.score, cand.raw, cand.page, cand.bbox
+            )
     return out
 
 
@@ -116,8 +119,9 @@ def _same(name: str, a, b) -> bool:
     return _squash(str(a)) == _squash(str(b))
 
 
-def _xml_fields(inv: XmlInvoice, dt: DocText | None, text_fields: dict | None,
-                reasons: list[str]) -> dict:
+def _xml_fields(
+    inv: XmlInvoice, dt: DocText | None, text_fields: dict | None, reasons: list[str]
+) -> dict:
     printed = _Printed(dt) if dt is not None else None
     out = {}
     values = dict(inv.fields)
@@ -149,7 +153,8 @@ def _xml_fields(inv: XmlInvoice, dt: DocText | None, text_fields: dict | None,
                     shown = D.json_value(name, tcand.out_value())
                     reasons.append(
                         f"{name}: printed value {shown!r} disagrees with the embedded XML "
-                        f"{D.json_value(name, value)!r}")
+                        f"{D.json_value(name, value)!r}"
+                    )
                     conf = 0.8
         out[name] = D.field_entry(name, value, conf, inv.raw.get(name), page, bbox)
     return out
@@ -161,7 +166,9 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
     has_text = _has_text_layer(parsed)
     xml = pick_invoice_attachment(parsed.attachments) if use_embedded_xml else None
     if not has_text and xml is None:
-        raise ExtractionError("no_text_layer", "the PDF has no text layer (scanned image?); OCR is not supported")
+        raise ExtractionError(
+            "no_text_layer", "the PDF has no text layer (scanned image?); OCR is not supported"
+        )
     reasons: list[str] = []
     dt = DocText(parsed) if has_text else None
     text_fields = items = facts = None
@@ -174,11 +181,15 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
             reasons.append("no text layer: the printed invoice could not be compared with the XML")
         fields = _xml_fields(inv, dt, text_fields, reasons)
         # note-only lines (no amount, quantity or price) carry no billing data
-        line_items = [li for li in inv.line_items
-                      if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))]
+        line_items = [
+            li
+            for li in inv.line_items
+            if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))
+        ]
         values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
-        validations = run_all(values, line_items=line_items, totals=inv.totals,
-                              tax_breakdown=inv.tax_breakdown)
+        validations = run_all(
+            values, line_items=line_items, totals=inv.totals, tax_breakdown=inv.tax_breakdown
+        )
         source = "embedded_xml"
     else:
         reasons.extend(text_reasons)
@@ -199,6 +210,12 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
     for k, c in conf.items():
         fields[k]["confidence"] = c
     return D.build_document(
-        source=source, versions=versions, content_hash=content_hash, pages=len(parsed.pages),
-        fields=fields, line_items=line_items, validations=validations, reasons=reasons,
+        source=source,
+        versions=versions,
+        content_hash=content_hash,
+        pages=len(parsed.pages),
+        fields=fields,
+        line_items=line_items,
+        validations=validations,
+        reasons=reasons,
     )

@@ -75,26 +75,40 @@ def br_co_17_row(basis, amount, rate) -> bool:
     return abs(abs(amount) - expected) <= TOLERANCES["BR-CO-17"]
 
 
-def arithmetic_rules(fields: dict, *, line_items: list | None, totals: dict | None,
-                     tax_breakdown: list | None) -> list[dict]:
+def arithmetic_rules(
+    fields: dict, *, line_items: list | None, totals: dict | None, tax_breakdown: list | None
+) -> list[dict]:
     """BR-CO-10..17 over plain values (Decimal or None); totals/breakdown may be unknown (None)."""
-    net, tax, gross, due = (_d(fields.get(k)) for k in ("net_total", "tax_total", "gross_total",
-                                                         "amount_due"))
+    net, tax, gross, due = (
+        _d(fields.get(k)) for k in ("net_total", "tax_total", "gross_total", "amount_due")
+    )
     totals = totals or {}
     line_sum = _sum(li.get("net_amount") for li in line_items) if line_items else None
     line_total = _d(totals.get("line_total"))
     out = []
     if totals and line_items:
-        out.append(_eq_rule("BR-CO-10", line_total, line_sum,
-                            "sum of line net amounts (BT-106) = sum of invoice line net amounts"))
+        out.append(
+            _eq_rule(
+                "BR-CO-10",
+                line_total,
+                line_sum,
+                "sum of line net amounts (BT-106) = sum of invoice line net amounts",
+            )
+        )
     else:
         out.append(_result("BR-CO-10", "skipped", "no declared sum of line net amounts"))
     if totals and (line_total is not None or line_sum is not None):
         base = line_total if line_total is not None else line_sum
         allowances = _d(totals.get("allowance_total")) or Decimal("0")
         charges = _d(totals.get("charge_total")) or Decimal("0")
-        out.append(_eq_rule("BR-CO-13", net, base - allowances + charges,
-                            "net total (BT-109) = lines (BT-106) - allowances + charges"))
+        out.append(
+            _eq_rule(
+                "BR-CO-13",
+                net,
+                base - allowances + charges,
+                "net total (BT-109) = lines (BT-106) - allowances + charges",
+            )
+        )
     elif line_sum is not None and net is not None:
         r = _eq_rule("BR-CO-13", net, line_sum, "net total (BT-109) = sum of printed line amounts")
         if r["status"] == "fail":  # printed lines may simply be incomplete or carry discounts
@@ -104,30 +118,59 @@ def arithmetic_rules(fields: dict, *, line_items: list | None, totals: dict | No
     else:
         out.append(_result("BR-CO-13", "skipped", "line amounts unknown"))
     if tax_breakdown:
-        out.append(_eq_rule("BR-CO-14", tax, _sum(r.get("amount") for r in tax_breakdown),
-                            "VAT total (BT-110) = sum of VAT category amounts (BT-117)"))
+        out.append(
+            _eq_rule(
+                "BR-CO-14",
+                tax,
+                _sum(r.get("amount") for r in tax_breakdown),
+                "VAT total (BT-110) = sum of VAT category amounts (BT-117)",
+            )
+        )
     else:
         out.append(_result("BR-CO-14", "skipped", "no VAT breakdown"))
-    out.append(_eq_rule("BR-CO-15", gross, None if net is None or tax is None else net + tax,
-                        "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)"))
+    out.append(
+        _eq_rule(
+            "BR-CO-15",
+            gross,
+            None if net is None or tax is None else net + tax,
+            "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)",
+        )
+    )
     if totals:
         prepaid = _d(totals.get("prepaid")) or Decimal("0")
         rounding = _d(totals.get("rounding")) or Decimal("0")
-        out.append(_eq_rule("BR-CO-16", due, None if gross is None else gross - prepaid + rounding,
-                            "amount due (BT-115) = gross (BT-112) - paid (BT-113) + rounding (BT-114)"))
+        out.append(
+            _eq_rule(
+                "BR-CO-16",
+                due,
+                None if gross is None else gross - prepaid + rounding,
+                "amount due (BT-115) = gross (BT-112) - paid (BT-113) + rounding (BT-114)",
+            )
+        )
     elif due is not None and gross is not None and due == gross:
         out.append(_result("BR-CO-16", "pass", f"amount due equals gross total {gross}"))
     else:
         out.append(_result("BR-CO-16", "skipped", "paid and rounding amounts unknown"))
     if tax_breakdown:
-        bad = [r for r in tax_breakdown if r.get("basis") is not None and r.get("amount") is not None
-               and not br_co_17_row(r.get("basis"), r.get("amount"), r.get("rate"))]
-        usable = [r for r in tax_breakdown if r.get("basis") is not None and r.get("amount") is not None]
+        bad = [
+            r
+            for r in tax_breakdown
+            if r.get("basis") is not None
+            and r.get("amount") is not None
+            and not br_co_17_row(r.get("basis"), r.get("amount"), r.get("rate"))
+        ]
+        usable = [
+            r for r in tax_breakdown if r.get("basis") is not None and r.get("amount") is not None
+        ]
         if not usable:
             out.append(_result("BR-CO-17", "skipped", "VAT breakdown lacks amounts"))
         elif bad:
-            rows = "; ".join(f"{r.get('basis')} x {r.get('rate')}% != {r.get('amount')}" for r in bad)
-            out.append(_result("BR-CO-17", "fail", f"VAT category amount off by more than 1.00: {rows}"))
+            rows = "; ".join(
+                f"{r.get('basis')} x {r.get('rate')}% != {r.get('amount')}" for r in bad
+            )
+            out.append(
+                _result("BR-CO-17", "fail", f"VAT category amount off by more than 1.00: {rows}")
+            )
         else:
             out.append(_result("BR-CO-17", "pass", f"{len(usable)} VAT categories consistent"))
     else:
@@ -185,7 +228,9 @@ def date_check(issue: str | None, due: str | None, today: _dt.date | None = None
 
 
 def run_all(fields: dict, *, line_items, totals, tax_breakdown) -> list[dict]:
-    out = arithmetic_rules(fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown)
+    out = arithmetic_rules(
+        fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown
+    )
     out.append(vat_id_check("LL-SELLER-VATID", fields.get("seller_vat_id")))
     out.append(vat_id_check("LL-BUYER-VATID", fields.get("buyer_vat_id")))
     out.append(iban_check(fields.get("iban")))

@@ -60,8 +60,13 @@ def _rc4(key: bytes, data: bytes) -> bytes:
 _PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
 
 
-def build_pdf(pages: list[list[tuple[float, float, str]]], *, attachments: dict[str, bytes] | None = None,
-              user_password: str | None = None, font_size: float = 10) -> bytes:
+def build_pdf(
+    pages: list[list[tuple[float, float, str]]],
+    *,
+    attachments: dict[str, bytes] | None = None,
+    user_password: str | None = None,
+    font_size: float = 10,
+) -> bytes:
     """A small valid PDF: each page a list of (x, y, text) in Helvetica; optional embedded files
     (registered in /EmbeddedFiles and /AF) and RC4-40 encryption with a user password."""
     import hashlib
@@ -77,26 +82,41 @@ def build_pdf(pages: list[list[tuple[float, float, str]]], *, attachments: dict[
     kids = []
     for items in pages:
         ops = b"".join(
-            b"BT /F1 %g Tf %g %g Td %s Tj ET\n" % (font_size, x, y, _pdf_string(t)) for x, y, t in items
+            b"BT /F1 %g Tf %g %g Td %s Tj ET\n" % (font_size, x, y, _pdf_string(t))
+            for x, y, t in items
         )
         content = add(b"<< >>", ops)
-        kids.append(add(
-            b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >>"
-            b" /Contents %d 0 R >>" % (pages_id, font, content)
-        ))
-    objects[pages_id - 1] = (b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % k for k in kids), len(kids)), None)
+        kids.append(
+            add(
+                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842]"
+                b" /Resources << /Font << /F1 %d 0 R >> >>"
+                b" /Contents %d 0 R >>" % (pages_id, font, content)
+            )
+        )
+    objects[pages_id - 1] = (
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)),
+        None,
+    )
     extra = b""
     if attachments:
         specs = []
         for name, data in attachments.items():
             stream = add(b"<< /Type /EmbeddedFile /Subtype /text#2Fxml >>", data)
-            specs.append((name, add(
-                b"<< /Type /Filespec /F %s /UF %s /AFRelationship /Alternative /EF << /F %d 0 R >> >>"
-                % (_pdf_string(name), _pdf_string(name), stream))))
+            specs.append(
+                (
+                    name,
+                    add(
+                        b"<< /Type /Filespec /F %s /UF %s /AFRelationship /Alternative"
+                        b" /EF << /F %d 0 R >> >>" % (_pdf_string(name), _pdf_string(name), stream)
+                    ),
+                )
+            )
         names = b" ".join(_pdf_string(n) + b" %d 0 R" % ref for n, ref in specs)
         extra = b" /Names << /EmbeddedFiles << /Names [%s] >> >> /AF [%s]" % (
-            names, b" ".join(b"%d 0 R" % ref for _, ref in specs))
+            names,
+            b" ".join(b"%d 0 R" % ref for _, ref in specs),
+        )
     catalog = add(b"<< /Type /Catalog /Pages %d 0 R%s >>" % (pages_id, extra))
     file_id = hashlib.md5(b"ledgerline-test").digest()
     trailer_extra = b""
@@ -108,11 +128,17 @@ def build_pdf(pages: list[list[tuple[float, float, str]]], *, attachments: dict[
         owner = hashlib.md5((b"owner" + _PAD)[:32]).digest()[:5]
         o_value = _rc4(owner, (user_password.encode() + _PAD)[:32])
         perms = -4
-        key = hashlib.md5((user_password.encode() + _PAD)[:32] + o_value
-                          + perms.to_bytes(4, "little", signed=True) + file_id).digest()[:5]
+        key = hashlib.md5(
+            (user_password.encode() + _PAD)[:32]
+            + o_value
+            + perms.to_bytes(4, "little", signed=True)
+            + file_id
+        ).digest()[:5]
         u_value = _rc4(key, _PAD)
-        encrypt = add(b"<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P %d >>"
-                      % (o_value.hex().encode(), u_value.hex().encode(), perms))
+        encrypt = add(
+            b"<< /Filter /Standard /V 1 /R 2 /Length 40 /O <%s> /U <%s> /P %d >>"
+            % (o_value.hex().encode(), u_value.hex().encode(), perms)
+        )
         trailer_extra = b" /Encrypt %d 0 R" % encrypt
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
@@ -131,7 +157,13 @@ def build_pdf(pages: list[list[tuple[float, float, str]]], *, attachments: dict[
     for off in offsets:
         out += b"%010d 00000 n \n" % off
     out += b"trailer\n<< /Size %d /Root %d 0 R /ID [<%s> <%s>]%s >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, catalog, file_id.hex().encode(), file_id.hex().encode(), trailer_extra, xref)
+        len(objects) + 1,
+        catalog,
+        file_id.hex().encode(),
+        file_id.hex().encode(),
+        trailer_extra,
+        xref,
+    )
     return bytes(out)
 
 

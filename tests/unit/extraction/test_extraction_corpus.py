@@ -55,7 +55,7 @@ def test_sample_documents_validate_against_schema(idx, corpus, schema_validator)
 
 
 def test_text_layer_accuracy_floor_on_clear_invoices(corpus):
-    """Stylesheet-rendered e-invoices print every key field plainly: the text layer must find them."""
+    """Stylesheet renderings print every key field plainly: the text layer must find them."""
     picks = [r for r in ROWS if "/EN16931/" in r["pdf"] and "intarsys" in r["pdf"]][:6]
     if not picks:
         pytest.skip("no clear sample files in this corpus")
@@ -76,8 +76,18 @@ def test_text_layer_accuracy_floor_on_clear_invoices(corpus):
 
 def test_embedded_xml_matches_truth_exactly(corpus):
     picks = [r for r in ROWS if r["embedded_xml"] == "yes"][::15]
-    fields = ("invoice_number", "issue_date", "currency", "seller_name", "buyer_name",
-              "net_total", "tax_total", "gross_total", "amount_due", "due_date")
+    fields = (
+        "invoice_number",
+        "issue_date",
+        "currency",
+        "seller_name",
+        "buyer_name",
+        "net_total",
+        "tax_total",
+        "gross_total",
+        "amount_due",
+        "due_date",
+    )
     for row in picks:
         truth = json.loads((corpus / row["truth"]).read_text(encoding="utf-8"))
         path = corpus / row["pdf"]

@@ -5,6 +5,7 @@ import json
 import pickle
 
 import pytest
+from test_extraction_xml import CII
 
 from ledgerline.extraction import (
     MODEL_CONFIG,
@@ -16,8 +17,6 @@ from ledgerline.extraction import (
     model_config_digest,
 )
 
-from test_extraction_xml import CII
-
 H = "blake3:" + "ab" * 32
 
 
@@ -25,22 +24,42 @@ def _values(doc):
     return {k: v["value"] for k, v in doc["fields"].items()}
 
 
-ENGLISH = [[
-    (50, 800, "Acme Supplies Ltd"), (50, 788, "1 High Street, London"),
-    (350, 760, "INVOICE"),
-    (350, 740, "Invoice No:"), (450, 740, "INV-2024-0042"),
-    (350, 726, "Invoice Date:"), (450, 726, "March 5, 2024"),
-    (350, 712, "Due Date:"), (450, 712, "April 4, 2024"),
-    (50, 700, "Bill To:"), (50, 686, "Globex Corporation"), (50, 672, "42 Main Road"),
-    (50, 600, "Description"), (300, 600, "Qty"), (380, 600, "Unit Price"), (480, 600, "Amount"),
-    (50, 580, "Consulting services"), (300, 580, "10"), (380, 580, "GBP 120.00"), (480, 580, "GBP 1,200.00"),
-    (50, 566, "Travel expenses"), (300, 566, "1"), (380, 566, "GBP 250.50"), (480, 566, "GBP 250.50"),
-    (380, 520, "Subtotal"), (480, 520, "GBP 1,450.50"),
-    (380, 506, "VAT 20%"), (480, 506, "GBP 290.10"),
-    (380, 492, "Total"), (480, 492, "GBP 1,740.60"),
-    (50, 420, "VAT Reg No: GB 999 9999 73"),
-    (50, 400, "Bank: IBAN GB29 NWBK 6016 1331 9268 19"),
-]]
+ENGLISH = [
+    [
+        (50, 800, "Acme Supplies Ltd"),
+        (50, 788, "1 High Street, London"),
+        (350, 760, "INVOICE"),
+        (350, 740, "Invoice No:"),
+        (450, 740, "INV-2024-0042"),
+        (350, 726, "Invoice Date:"),
+        (450, 726, "March 5, 2024"),
+        (350, 712, "Due Date:"),
+        (450, 712, "April 4, 2024"),
+        (50, 700, "Bill To:"),
+        (50, 686, "Globex Corporation"),
+        (50, 672, "42 Main Road"),
+        (50, 600, "Description"),
+        (300, 600, "Qty"),
+        (380, 600, "Unit Price"),
+        (480, 600, "Amount"),
+        (50, 580, "Consulting services"),
+        (300, 580, "10"),
+        (380, 580, "GBP 120.00"),
+        (480, 580, "GBP 1,200.00"),
+        (50, 566, "Travel expenses"),
+        (300, 566, "1"),
+        (380, 566, "GBP 250.50"),
+        (480, 566, "GBP 250.50"),
+        (380, 520, "Subtotal"),
+        (480, 520, "GBP 1,450.50"),
+        (380, 506, "VAT 20%"),
+        (480, 506, "GBP 290.10"),
+        (380, 492, "Total"),
+        (480, 492, "GBP 1,740.60"),
+        (50, 420, "VAT Reg No: GB 999 9999 73"),
+        (50, 400, "Bank: IBAN GB29 NWBK 6016 1331 9268 19"),
+    ]
+]
 
 
 def test_english_invoice_from_text_layer(make_pdf, schema_validator):
@@ -56,26 +75,46 @@ def test_english_invoice_from_text_layer(make_pdf, schema_validator):
     assert v["seller_vat_id"] == "GB999999973"
     assert v["iban"] == "GB29NWBK60161331926819"
     assert [li["net_amount"] for li in doc["line_items"]] == ["1200.00", "250.50"]
-    assert doc["line_items"][0]["quantity"] == "10" and doc["line_items"][0]["unit_price"] == "120.00"
+    assert (
+        doc["line_items"][0]["quantity"] == "10" and doc["line_items"][0]["unit_price"] == "120.00"
+    )
     f = doc["fields"]["invoice_number"]
     assert f["page"] == 1 and f["raw"] == "INV-2024-0042" and len(f["bbox"]) == 4
     assert {r["rule"]: r["status"] for r in doc["validations"]}["BR-CO-15"] == "pass"
 
 
-GERMAN = [[
-    (50, 800, "Muster Handel GmbH · Hauptstraße 1 · 10115 Berlin"),
-    (50, 770, "Kunde AG"), (50, 758, "Kundenweg 5"), (50, 746, "80331 München"),
-    (50, 700, "Rechnung Nr. R-2024-17 vom 12.02.2024"),
-    (50, 650, "Pos"), (90, 650, "Bezeichnung"), (300, 650, "Menge"), (370, 650, "Einzelpreis"),
-    (470, 650, "Gesamtbetrag"),
-    (50, 630, "1"), (90, 630, "Schrauben"), (300, 630, "100 Stk"), (370, 630, "0,50 €"), (470, 630, "50,00 €"),
-    (50, 616, "2"), (90, 616, "Dübel"), (300, 616, "1.000 Stk"), (370, 616, "1,25 €"), (470, 616, "1.250,00 €"),
-    (300, 580, "Nettobetrag"), (470, 580, "1.300,00 €"),
-    (300, 566, "USt. 19 %"), (470, 566, "247,00 €"),
-    (300, 552, "Rechnungsbetrag"), (470, 552, "1.547,00 €"),
-    (50, 500, "Zahlbar bis zum 13.03.2024 ohne Abzug."),
-    (50, 480, "USt-IdNr.: DE136695976"),
-]]
+GERMAN = [
+    [
+        (50, 800, "Muster Handel GmbH · Hauptstraße 1 · 10115 Berlin"),
+        (50, 770, "Kunde AG"),
+        (50, 758, "Kundenweg 5"),
+        (50, 746, "80331 München"),
+        (50, 700, "Rechnung Nr. R-2024-17 vom 12.02.2024"),
+        (50, 650, "Pos"),
+        (90, 650, "Bezeichnung"),
+        (300, 650, "Menge"),
+        (370, 650, "Einzelpreis"),
+        (470, 650, "Gesamtbetrag"),
+        (50, 630, "1"),
+        (90, 630, "Schrauben"),
+        (300, 630, "100 Stk"),
+        (370, 630, "0,50 €"),
+        (470, 630, "50,00 €"),
+        (50, 616, "2"),
+        (90, 616, "Dübel"),
+        (300, 616, "1.000 Stk"),
+        (370, 616, "1,25 €"),
+        (470, 616, "1.250,00 €"),
+        (300, 580, "Nettobetrag"),
+        (470, 580, "1.300,00 €"),
+        (300, 566, "USt. 19 %"),
+        (470, 566, "247,00 €"),
+        (300, 552, "Rechnungsbetrag"),
+        (470, 552, "1.547,00 €"),
+        (50, 500, "Zahlbar bis zum 13.03.2024 ohne Abzug."),
+        (50, 480, "USt-IdNr.: DE136695976"),
+    ]
+]
 
 
 def test_german_invoice_with_sender_line(make_pdf):
@@ -84,20 +123,35 @@ def test_german_invoice_with_sender_line(make_pdf):
     assert v["issue_date"] == "2024-02-12" and v["due_date"] == "2024-03-13"
     assert v["currency"] == "EUR"
     assert (v["net_total"], v["tax_total"], v["gross_total"], v["amount_due"]) == (
-        "1300.00", "247.00", "1547.00", "1547.00")
+        "1300.00",
+        "247.00",
+        "1547.00",
+        "1547.00",
+    )
     assert v["seller_name"] == "Muster Handel GmbH" and v["buyer_name"] == "Kunde AG"
     assert v["seller_vat_id"] == "DE136695976"
 
 
-FRENCH_CREDIT_NOTE = [[
-    (50, 800, "Boulangerie Dupont SARL"),
-    (50, 760, "Avoir n° AV-2024-003 du 15/01/2024"),
-    (50, 700, "Désignation"), (300, 700, "Quantité"), (400, 700, "Prix unitaire"), (480, 700, "Montant HT"),
-    (50, 680, "Retour marchandise"), (300, 680, "2"), (400, 680, "-25,00 €"), (480, 680, "-50,00 €"),
-    (380, 640, "Total HT"), (480, 640, "-50,00 €"),
-    (380, 626, "TVA 5,5%"), (480, 626, "-2,75 €"),
-    (380, 612, "Total TTC"), (480, 612, "-52,75 €"),
-]]
+FRENCH_CREDIT_NOTE = [
+    [
+        (50, 800, "Boulangerie Dupont SARL"),
+        (50, 760, "Avoir n° AV-2024-003 du 15/01/2024"),
+        (50, 700, "Désignation"),
+        (300, 700, "Quantité"),
+        (400, 700, "Prix unitaire"),
+        (480, 700, "Montant HT"),
+        (50, 680, "Retour marchandise"),
+        (300, 680, "2"),
+        (400, 680, "-25,00 €"),
+        (480, 680, "-50,00 €"),
+        (380, 640, "Total HT"),
+        (480, 640, "-50,00 €"),
+        (380, 626, "TVA 5,5%"),
+        (480, 626, "-2,75 €"),
+        (380, 612, "Total TTC"),
+        (480, 612, "-52,75 €"),
+    ]
+]
 
 
 def test_french_credit_note_amounts_are_positive(make_pdf):
@@ -110,9 +164,16 @@ def test_french_credit_note_amounts_are_positive(make_pdf):
 
 
 def _multi_page():
-    first = [(50, 800, "Factuur"), (50, 780, "Factuurnummer:"), (160, 780, "2024-5001"),
-             (50, 766, "Factuurdatum:"), (160, 766, "3 april 2024"),
-             (50, 700, "Omschrijving"), (300, 700, "Aantal"), (480, 700, "Bedrag")]
+    first = [
+        (50, 800, "Factuur"),
+        (50, 780, "Factuurnummer:"),
+        (160, 780, "2024-5001"),
+        (50, 766, "Factuurdatum:"),
+        (160, 766, "3 april 2024"),
+        (50, 700, "Omschrijving"),
+        (300, 700, "Aantal"),
+        (480, 700, "Bedrag"),
+    ]
     y = 680
     for n in range(1, 31):
         first.append((50, y, f"Artikel {n}"))
@@ -128,9 +189,14 @@ def _multi_page():
         second += [(50, y, f"Artikel {n}"), (300, y, "1"), (480, y, f"€ {n},00")]
         y -= 14
     total = sum(range(1, count + 6))
-    second += [(380, y - 20, "Subtotaal"), (480, y - 20, f"€ {total},00"),
-               (380, y - 34, "BTW 21%"), (480, y - 34, f"€ {total * 21 / 100:.2f}".replace(".", ",")),
-               (380, y - 48, "Totaal incl. BTW"), (480, y - 48, f"€ {total * 121 / 100:.2f}".replace(".", ","))]
+    second += [
+        (380, y - 20, "Subtotaal"),
+        (480, y - 20, f"€ {total},00"),
+        (380, y - 34, "BTW 21%"),
+        (480, y - 34, f"€ {total * 21 / 100:.2f}".replace(".", ",")),
+        (380, y - 48, "Totaal incl. BTW"),
+        (480, y - 48, f"€ {total * 121 / 100:.2f}".replace(".", ",")),
+    ]
     return [first, second], count + 5, total
 
 
@@ -145,17 +211,29 @@ def test_line_items_continue_across_pages(make_pdf):
 
 
 def test_no_currency_is_null_with_a_reason(make_pdf):
-    doc = extract_pdf(make_pdf([[(50, 800, "Invoice No: 77"), (50, 780, "Total"), (200, 780, "12.50")]]),
-                      content_hash=H)
+    doc = extract_pdf(
+        make_pdf([[(50, 800, "Invoice No: 77"), (50, 780, "Total"), (200, 780, "12.50")]]),
+        content_hash=H,
+    )
     assert doc["fields"]["currency"]["value"] is None
-    assert doc["review"]["required"] and any(r.startswith("currency") for r in doc["review"]["reasons"])
+    assert doc["review"]["required"] and any(
+        r.startswith("currency") for r in doc["review"]["reasons"]
+    )
 
 
 def test_embedded_xml_wins_and_is_cross_checked(make_pdf, schema_validator):
-    printed = [[(50, 800, "Seller GmbH"), (50, 760, "Rechnung Nr. INV-2024-001 vom 05.03.2024"),
-                (300, 600, "Nettobetrag"), (450, 600, "198,00 EUR"),
-                (300, 586, "MwSt 19%"), (450, 586, "37,62 EUR"),
-                (300, 572, "Gesamtbetrag"), (450, 572, "999,00 EUR")]]
+    printed = [
+        [
+            (50, 800, "Seller GmbH"),
+            (50, 760, "Rechnung Nr. INV-2024-001 vom 05.03.2024"),
+            (300, 600, "Nettobetrag"),
+            (450, 600, "198,00 EUR"),
+            (300, 586, "MwSt 19%"),
+            (450, 586, "37,62 EUR"),
+            (300, 572, "Gesamtbetrag"),
+            (450, 572, "999,00 EUR"),
+        ]
+    ]
     path = make_pdf(printed, attachments={"factur-x.xml": CII})
     doc = extract_pdf(path, content_hash=H)
     assert not list(schema_validator.iter_errors(doc))
@@ -163,9 +241,16 @@ def test_embedded_xml_wins_and_is_cross_checked(make_pdf, schema_validator):
     v = _values(doc)
     assert v["gross_total"] == "235.62" and v["buyer_name"] == "Buyer AG" and v["currency"] == "EUR"
     assert doc["fields"]["invoice_number"]["page"] == 1  # located on the printed page
-    assert doc["line_items"][0] == {"description": "Widget", "quantity": "20", "unit_price": "9.90",
-                                    "net_amount": "198.00", "vat_rate": "19"}
-    assert any(r.startswith("gross_total: printed value '999.00'") for r in doc["review"]["reasons"])
+    assert doc["line_items"][0] == {
+        "description": "Widget",
+        "quantity": "20",
+        "unit_price": "9.90",
+        "net_amount": "198.00",
+        "vat_rate": "19",
+    }
+    assert any(
+        r.startswith("gross_total: printed value '999.00'") for r in doc["review"]["reasons"]
+    )
     # without the XML the printed page is all there is
     text_only = extract_pdf(path, content_hash=H, use_embedded_xml=False)
     assert text_only["source"] == "text_layer" and _values(text_only)["gross_total"] == "999.00"
@@ -186,7 +271,9 @@ def test_encrypted_pdf(make_pdf):
     assert _values(doc)["invoice_number"] == "INV-2024-0042"
 
 
-@pytest.mark.parametrize("data", [b"%PDF-1.4\n garbage", b"hello world", b"", b"%PDF-1.7\n1 0 obj\n<<"])
+@pytest.mark.parametrize(
+    "data", [b"%PDF-1.4\n garbage", b"hello world", b"", b"%PDF-1.7\n1 0 obj\n<<"]
+)
 def test_malformed_input(tmp_path, data):
     path = tmp_path / "bad.pdf"
     path.write_bytes(data)
@@ -209,8 +296,11 @@ def test_error_is_picklable_and_carries_fields():
 def test_versions_and_config_digest(make_pdf):
     doc = extract_pdf(make_pdf(ENGLISH), content_hash=H)
     assert doc["schema_version"] == SCHEMA_VERSION == "invoice-v1"
-    assert doc["versions"] == {"schema": SCHEMA_VERSION, "preprocessing": PREPROCESSING_VERSION,
-                               "model": MODEL_VERSION}
+    assert doc["versions"] == {
+        "schema": SCHEMA_VERSION,
+        "preprocessing": PREPROCESSING_VERSION,
+        "model": MODEL_VERSION,
+    }
     assert doc["document"]["content_hash"] == H
     digest = model_config_digest()
     assert len(digest) == 64 and digest == model_config_digest()

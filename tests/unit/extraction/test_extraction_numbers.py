@@ -113,7 +113,13 @@ def test_parse_percent():
 
 @pytest.mark.parametrize(
     "value,expected",
-    [("4.1", "4.10"), ("9.9000", "9.90"), ("-0.00", "0.00"), ("0.123", "0.123"), ("1E+2", "100.00")],
+    [
+        ("4.1", "4.10"),
+        ("9.9000", "9.90"),
+        ("-0.00", "0.00"),
+        ("0.123", "0.123"),
+        ("1E+2", "100.00"),
+    ],
 )
 def test_format_amount(value, expected):
     assert format_amount(Decimal(value)) == expected

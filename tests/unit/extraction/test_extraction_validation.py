@@ -19,21 +19,43 @@ def _by_rule(results):
 
 
 def test_consistent_xml_invoice_passes_everything():
-    fields = {"net_total": D("198.00"), "tax_total": D("37.62"), "gross_total": D("235.62"),
-              "amount_due": D("235.62")}
+    fields = {
+        "net_total": D("198.00"),
+        "tax_total": D("37.62"),
+        "gross_total": D("235.62"),
+        "amount_due": D("235.62"),
+    }
     items = [{"net_amount": D("198.00")}]
-    totals = {"line_total": D("198.00"), "allowance_total": None, "charge_total": None,
-              "prepaid": None, "rounding": None}
+    totals = {
+        "line_total": D("198.00"),
+        "allowance_total": None,
+        "charge_total": None,
+        "prepaid": None,
+        "rounding": None,
+    }
     breakdown = [{"basis": D("198.00"), "amount": D("37.62"), "rate": D("19")}]
-    res = _by_rule(arithmetic_rules(fields, line_items=items, totals=totals, tax_breakdown=breakdown))
+    res = _by_rule(
+        arithmetic_rules(fields, line_items=items, totals=totals, tax_breakdown=breakdown)
+    )
     assert {k: v["status"] for k, v in res.items()} == {
-        "BR-CO-10": "pass", "BR-CO-13": "pass", "BR-CO-14": "pass", "BR-CO-15": "pass",
-        "BR-CO-16": "pass", "BR-CO-17": "pass"}
+        "BR-CO-10": "pass",
+        "BR-CO-13": "pass",
+        "BR-CO-14": "pass",
+        "BR-CO-15": "pass",
+        "BR-CO-16": "pass",
+        "BR-CO-17": "pass",
+    }
 
 
 def test_br_co_15_is_exact():
-    res = _by_rule(arithmetic_rules({"net_total": D("100"), "tax_total": D("19"), "gross_total": D("119.01")},
-                                    line_items=None, totals=None, tax_breakdown=None))
+    res = _by_rule(
+        arithmetic_rules(
+            {"net_total": D("100"), "tax_total": D("19"), "gross_total": D("119.01")},
+            line_items=None,
+            totals=None,
+            tax_breakdown=None,
+        )
+    )
     assert res["BR-CO-15"]["status"] == "fail"
     assert "0.01" in res["BR-CO-15"]["detail"]
     assert res["BR-CO-14"]["status"] == "skipped"
@@ -41,16 +63,30 @@ def test_br_co_15_is_exact():
 
 def test_br_co_13_with_allowances_and_charges():
     totals = {"line_total": D("202.70"), "allowance_total": D("14.73"), "charge_total": D("5.80")}
-    ok = _by_rule(arithmetic_rules({"net_total": D("193.77")}, line_items=[], totals=totals, tax_breakdown=None))
+    ok = _by_rule(
+        arithmetic_rules(
+            {"net_total": D("193.77")}, line_items=[], totals=totals, tax_breakdown=None
+        )
+    )
     assert ok["BR-CO-13"]["status"] == "pass"
-    bad = _by_rule(arithmetic_rules({"net_total": D("202.70")}, line_items=[], totals=totals, tax_breakdown=None))
+    bad = _by_rule(
+        arithmetic_rules(
+            {"net_total": D("202.70")}, line_items=[], totals=totals, tax_breakdown=None
+        )
+    )
     assert bad["BR-CO-13"]["status"] == "fail"
 
 
 def test_br_co_16_uses_paid_and_rounding():
     totals = {"prepaid": D("50.00"), "rounding": D("0.01")}
-    res = _by_rule(arithmetic_rules({"gross_total": D("215.07"), "amount_due": D("165.08")},
-                                    line_items=None, totals=totals, tax_breakdown=None))
+    res = _by_rule(
+        arithmetic_rules(
+            {"gross_total": D("215.07"), "amount_due": D("165.08")},
+            line_items=None,
+            totals=totals,
+            tax_breakdown=None,
+        )
+    )
     assert res["BR-CO-16"]["status"] == "pass"
 
 
@@ -64,8 +100,14 @@ def test_br_co_17_tolerance_is_one_unit():
 
 
 def test_text_layer_line_sum_mismatch_is_not_a_failure():
-    res = _by_rule(arithmetic_rules({"net_total": D("100")}, line_items=[{"net_amount": D("60")}],
-                                    totals=None, tax_breakdown=None))
+    res = _by_rule(
+        arithmetic_rules(
+            {"net_total": D("100")},
+            line_items=[{"net_amount": D("60")}],
+            totals=None,
+            tax_breakdown=None,
+        )
+    )
     assert res["BR-CO-13"]["status"] == "skipped"
 
 
@@ -87,11 +129,22 @@ def test_date_sanity():
 
 
 def test_failed_rules_lower_confidence_and_give_reasons():
-    fields = {"net_total": D("100"), "tax_total": D("19"), "gross_total": D("120"),
-              "seller_vat_id": "DE123456789", "issue_date": "2024-01-01", "due_date": None}
+    fields = {
+        "net_total": D("100"),
+        "tax_total": D("19"),
+        "gross_total": D("120"),
+        "seller_vat_id": "DE123456789",
+        "issue_date": "2024-01-01",
+        "due_date": None,
+    }
     results = run_all(fields, line_items=[], totals=None, tax_breakdown=None)
-    conf = {"net_total": 0.9, "tax_total": 0.9, "gross_total": 0.9, "seller_vat_id": 0.9,
-            "issue_date": 0.9}
+    conf = {
+        "net_total": 0.9,
+        "tax_total": 0.9,
+        "gross_total": 0.9,
+        "seller_vat_id": 0.9,
+        "issue_date": 0.9,
+    }
     reasons = apply_to_confidence(results, conf)
     assert conf["gross_total"] < 0.9 and conf["seller_vat_id"] < 0.9 and conf["issue_date"] == 0.9
     assert any(r.startswith("BR-CO-15") for r in reasons)

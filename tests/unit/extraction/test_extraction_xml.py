@@ -13,27 +13,33 @@ CII = b"""<?xml version="1.0" encoding="UTF-8"?>
   <ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter>
  </rsm:ExchangedDocumentContext>
  <rsm:ExchangedDocument><ram:ID>INV-2024-001</ram:ID><ram:TypeCode>380</ram:TypeCode>
-  <ram:IssueDateTime><udt:DateTimeString format="102">20240305</udt:DateTimeString></ram:IssueDateTime>
+  <ram:IssueDateTime><udt:DateTimeString format="102">20240305</udt:DateTimeString>
+   </ram:IssueDateTime>
  </rsm:ExchangedDocument>
  <rsm:SupplyChainTradeTransaction>
   <ram:IncludedSupplyChainTradeLineItem>
-   <ram:AssociatedDocumentLineDocument><ram:LineID>1</ram:LineID></ram:AssociatedDocumentLineDocument>
+   <ram:AssociatedDocumentLineDocument><ram:LineID>1</ram:LineID>
+    </ram:AssociatedDocumentLineDocument>
    <ram:SpecifiedTradeProduct><ram:Name>Widget</ram:Name></ram:SpecifiedTradeProduct>
-   <ram:SpecifiedLineTradeAgreement><ram:NetPriceProductTradePrice><ram:ChargeAmount>9.90</ram:ChargeAmount>
+   <ram:SpecifiedLineTradeAgreement><ram:NetPriceProductTradePrice>
+    <ram:ChargeAmount>9.90</ram:ChargeAmount>
    </ram:NetPriceProductTradePrice></ram:SpecifiedLineTradeAgreement>
    <ram:SpecifiedLineTradeDelivery><ram:BilledQuantity unitCode="H87">20.0000</ram:BilledQuantity>
    </ram:SpecifiedLineTradeDelivery>
    <ram:SpecifiedLineTradeSettlement>
     <ram:ApplicableTradeTax><ram:TypeCode>VAT</ram:TypeCode><ram:CategoryCode>S</ram:CategoryCode>
      <ram:RateApplicablePercent>19</ram:RateApplicablePercent></ram:ApplicableTradeTax>
-    <ram:SpecifiedTradeSettlementLineMonetarySummation><ram:LineTotalAmount>198.00</ram:LineTotalAmount>
+    <ram:SpecifiedTradeSettlementLineMonetarySummation>
+     <ram:LineTotalAmount>198.00</ram:LineTotalAmount>
     </ram:SpecifiedTradeSettlementLineMonetarySummation>
    </ram:SpecifiedLineTradeSettlement>
   </ram:IncludedSupplyChainTradeLineItem>
   <ram:ApplicableHeaderTradeAgreement>
    <ram:SellerTradeParty><ram:Name>Seller GmbH</ram:Name>
-    <ram:SpecifiedTaxRegistration><ram:ID schemeID="FC">201/113/40209</ram:ID></ram:SpecifiedTaxRegistration>
-    <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE136695976</ram:ID></ram:SpecifiedTaxRegistration>
+    <ram:SpecifiedTaxRegistration><ram:ID schemeID="FC">201/113/40209</ram:ID>
+     </ram:SpecifiedTaxRegistration>
+    <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE136695976</ram:ID>
+     </ram:SpecifiedTaxRegistration>
    </ram:SellerTradeParty>
    <ram:BuyerTradeParty><ram:Name>Buyer AG</ram:Name></ram:BuyerTradeParty>
    <ram:BuyerOrderReferencedDocument><ram:IssuerAssignedID>PO-77</ram:IssuerAssignedID>
@@ -44,7 +50,8 @@ CII = b"""<?xml version="1.0" encoding="UTF-8"?>
    <ram:SpecifiedTradeSettlementPaymentMeans><ram:TypeCode>58</ram:TypeCode>
     <ram:PayeePartyCreditorFinancialAccount><ram:IBANID>DE02120300000000202051</ram:IBANID>
     </ram:PayeePartyCreditorFinancialAccount></ram:SpecifiedTradeSettlementPaymentMeans>
-   <ram:ApplicableTradeTax><ram:CalculatedAmount>37.62</ram:CalculatedAmount><ram:TypeCode>VAT</ram:TypeCode>
+   <ram:ApplicableTradeTax><ram:CalculatedAmount>37.62</ram:CalculatedAmount>
+    <ram:TypeCode>VAT</ram:TypeCode>
     <ram:BasisAmount>198.00</ram:BasisAmount><ram:CategoryCode>S</ram:CategoryCode>
     <ram:RateApplicablePercent>19</ram:RateApplicablePercent></ram:ApplicableTradeTax>
    <ram:SpecifiedTradePaymentTerms><ram:DueDateDateTime>
@@ -67,13 +74,15 @@ ZF1 = b"""<?xml version="1.0" encoding="UTF-8"?>
   xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12"
   xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:15">
  <rsm:HeaderExchangedDocument><ram:ID>RE-1</ram:ID><ram:TypeCode>380</ram:TypeCode>
-  <ram:IssueDateTime><udt:DateTimeString format="102">20131006</udt:DateTimeString></ram:IssueDateTime>
+  <ram:IssueDateTime><udt:DateTimeString format="102">20131006</udt:DateTimeString>
+   </ram:IssueDateTime>
  </rsm:HeaderExchangedDocument>
  <rsm:SpecifiedSupplyChainTradeTransaction>
   <ram:ApplicableSupplyChainTradeAgreement>
    <ram:SellerTradeParty><ram:Name>Lieferant GmbH</ram:Name></ram:SellerTradeParty>
    <ram:BuyerTradeParty><ram:Name>Kunde AG</ram:Name>
-    <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE999999999</ram:ID></ram:SpecifiedTaxRegistration>
+    <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE999999999</ram:ID>
+     </ram:SpecifiedTaxRegistration>
    </ram:BuyerTradeParty>
   </ram:ApplicableSupplyChainTradeAgreement>
   <ram:ApplicableSupplyChainTradeSettlement>
@@ -90,7 +99,8 @@ ZF1 = b"""<?xml version="1.0" encoding="UTF-8"?>
    <ram:SpecifiedSupplyChainTradeDelivery><ram:BilledQuantity unitCode="C62">2</ram:BilledQuantity>
    </ram:SpecifiedSupplyChainTradeDelivery>
    <ram:SpecifiedSupplyChainTradeSettlement>
-    <ram:ApplicableTradeTax><ram:ApplicablePercent>7.00</ram:ApplicablePercent></ram:ApplicableTradeTax>
+    <ram:ApplicableTradeTax><ram:ApplicablePercent>7.00</ram:ApplicablePercent>
+     </ram:ApplicableTradeTax>
     <ram:SpecifiedTradeSettlementMonetarySummation><ram:LineTotalAmount>100.00</ram:LineTotalAmount>
     </ram:SpecifiedTradeSettlementMonetarySummation>
    </ram:SpecifiedSupplyChainTradeSettlement>
@@ -108,19 +118,25 @@ def _ubl(root: str, line: str, qty: str) -> bytes:
  <cbc:ID>CN-9</cbc:ID><cbc:IssueDate>2024-01-31</cbc:IssueDate><cbc:DueDate>2024-02-29</cbc:DueDate>
  <cbc:DocumentCurrencyCode>GBP</cbc:DocumentCurrencyCode>
  <cac:OrderReference><cbc:ID>PO-1</cbc:ID></cac:OrderReference>
- <cac:AccountingSupplierParty><cac:Party><cac:PartyName><cbc:Name>Trading Name</cbc:Name></cac:PartyName>
-  <cac:PartyTaxScheme><cbc:CompanyID>GB123456789</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme>
+ <cac:AccountingSupplierParty><cac:Party><cac:PartyName><cbc:Name>Trading Name</cbc:Name>
+  </cac:PartyName>
+  <cac:PartyTaxScheme><cbc:CompanyID>GB123456789</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID>
+   </cac:TaxScheme>
   </cac:PartyTaxScheme>
-  <cac:PartyLegalEntity><cbc:RegistrationName>Legal Name Ltd</cbc:RegistrationName></cac:PartyLegalEntity>
+  <cac:PartyLegalEntity><cbc:RegistrationName>Legal Name Ltd</cbc:RegistrationName>
+   </cac:PartyLegalEntity>
  </cac:Party></cac:AccountingSupplierParty>
- <cac:AccountingCustomerParty><cac:Party><cac:PartyName><cbc:Name>Customer Ltd</cbc:Name></cac:PartyName>
+ <cac:AccountingCustomerParty><cac:Party><cac:PartyName><cbc:Name>Customer Ltd</cbc:Name>
+  </cac:PartyName>
  </cac:Party></cac:AccountingCustomerParty>
  <cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode>
-  <cac:PayeeFinancialAccount><cbc:ID>GB29NWBK60161331926819</cbc:ID></cac:PayeeFinancialAccount></cac:PaymentMeans>
+  <cac:PayeeFinancialAccount><cbc:ID>GB29NWBK60161331926819</cbc:ID></cac:PayeeFinancialAccount>
+   </cac:PaymentMeans>
  <cac:TaxTotal><cbc:TaxAmount currencyID="GBP">20.00</cbc:TaxAmount>
   <cac:TaxSubtotal><cbc:TaxableAmount currencyID="GBP">100.00</cbc:TaxableAmount>
    <cbc:TaxAmount currencyID="GBP">20.00</cbc:TaxAmount>
-   <cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>20</cbc:Percent></cac:TaxCategory></cac:TaxSubtotal>
+   <cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>20</cbc:Percent></cac:TaxCategory>
+    </cac:TaxSubtotal>
  </cac:TaxTotal>
  <cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="GBP">100.00</cbc:LineExtensionAmount>
   <cbc:TaxExclusiveAmount currencyID="GBP">100.00</cbc:TaxExclusiveAmount>
@@ -129,8 +145,10 @@ def _ubl(root: str, line: str, qty: str) -> bytes:
   <cbc:PayableAmount currencyID="GBP">100.00</cbc:PayableAmount></cac:LegalMonetaryTotal>
  <cac:{line}><cbc:ID>1</cbc:ID><cbc:{qty} unitCode="EA">4</cbc:{qty}>
   <cbc:LineExtensionAmount currencyID="GBP">100.00</cbc:LineExtensionAmount>
-  <cac:Item><cbc:Name>Service</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>20</cbc:Percent>
-  </cac:ClassifiedTaxCategory></cac:Item><cac:Price><cbc:PriceAmount currencyID="GBP">25.00</cbc:PriceAmount></cac:Price>
+  <cac:Item><cbc:Name>Service</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID>
+   <cbc:Percent>20</cbc:Percent>
+  </cac:ClassifiedTaxCategory></cac:Item><cac:Price>
+   <cbc:PriceAmount currencyID="GBP">25.00</cbc:PriceAmount></cac:Price>
  </cac:{line}>
 </{root}>""".encode()
 
@@ -147,10 +165,19 @@ def test_cii_header_fields_and_totals():
     assert f["purchase_order"] == "PO-77" and f["iban"] == "DE02120300000000202051"
     # the VAT total in the invoice currency, not the accounting currency
     assert f["tax_total"] == Decimal("37.62")
-    assert (f["net_total"], f["gross_total"], f["amount_due"]) == (Decimal("198.00"), Decimal("235.62"),
-                                                                    Decimal("235.62"))
-    assert inv.tax_breakdown == [{"amount": Decimal("37.62"), "basis": Decimal("198.00"),
-                                  "rate": Decimal("19"), "category": "S"}]
+    assert (f["net_total"], f["gross_total"], f["amount_due"]) == (
+        Decimal("198.00"),
+        Decimal("235.62"),
+        Decimal("235.62"),
+    )
+    assert inv.tax_breakdown == [
+        {
+            "amount": Decimal("37.62"),
+            "basis": Decimal("198.00"),
+            "rate": Decimal("19"),
+            "category": "S",
+        }
+    ]
 
 
 def test_cii_line_items():
@@ -171,8 +198,10 @@ def test_zugferd1_reader():
 
 
 def test_ubl_invoice_and_credit_note():
-    for root, line, qty in (("Invoice", "InvoiceLine", "InvoicedQuantity"),
-                            ("CreditNote", "CreditNoteLine", "CreditedQuantity")):
+    for root, line, qty in (
+        ("Invoice", "InvoiceLine", "InvoicedQuantity"),
+        ("CreditNote", "CreditNoteLine", "CreditedQuantity"),
+    ):
         inv = read_invoice_xml(_ubl(root, line, qty))
         assert inv.syntax == "UBL"
         f = inv.fields
@@ -181,7 +210,11 @@ def test_ubl_invoice_and_credit_note():
         assert f["seller_vat_id"] == "GB123456789" and f["buyer_name"] == "Customer Ltd"
         assert f["due_date"] == "2024-02-29" and f["purchase_order"] == "PO-1"
         assert (f["net_total"], f["tax_total"], f["gross_total"], f["amount_due"]) == (
-            Decimal("100.00"), Decimal("20.00"), Decimal("120.00"), Decimal("100.00"))
+            Decimal("100.00"),
+            Decimal("20.00"),
+            Decimal("120.00"),
+            Decimal("100.00"),
+        )
         assert inv.totals["prepaid"] == Decimal("20.00")
         assert inv.line_items[0]["quantity"] == Decimal("4")
         assert inv.line_items[0]["unit_price"] == Decimal("25.00")
@@ -202,12 +235,18 @@ def test_bad_xml_declaration_still_reads():
 def test_not_an_invoice():
     assert read_invoice_xml(b"<root><a/></root>") is None
     assert read_invoice_xml(b"not xml at all") is None
-    assert read_invoice_xml(b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>') is None
+    assert (
+        read_invoice_xml(b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>')
+        is None
+    )
 
 
 def test_pick_prefers_the_invoice_attachment():
-    atts = [Attachment("logo.png", b"\x89PNG...."), Attachment("other.xml", b"<x/>"),
-            Attachment("factur-x.xml", CII, relationship="Alternative")]
+    atts = [
+        Attachment("logo.png", b"\x89PNG...."),
+        Attachment("other.xml", b"<x/>"),
+        Attachment("factur-x.xml", CII, relationship="Alternative"),
+    ]
     att, inv = pick_invoice_attachment(atts)
     assert att.name == "factur-x.xml" and inv.fields["invoice_number"] == "INV-2024-001"
     assert pick_invoice_attachment([Attachment("a.xml", b"<x/>")]) is None
