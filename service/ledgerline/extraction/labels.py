@@ -140,7 +140,7 @@ _RAW: dict[str, list[tuple]] = {
     "due_date": [
         (
             r"\bdue\s*date\b|\bpayment\s+due\b|\bdue\s+(?:on|by)\b"
-            r"|\bpay(?:able)?\s+by\b|\bdate due\b",
+            r"|\bpay(?:able)?\s+by\b|\bdate due\b|^due\s*:",
             1.0,
         ),
         (

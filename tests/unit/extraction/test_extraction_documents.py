@@ -307,3 +307,132 @@ def test_versions_and_config_digest(make_pdf):
     json.dumps(MODEL_CONFIG)
     with pytest.raises(ValueError):
         extract_pdf(make_pdf(ENGLISH), content_hash="sha256:00")
+
+
+SPANISH = [
+    [
+        (50, 800, "Distribuciones Ibéricas S.L."),
+        (50, 788, "Calle Mayor 10, 28013 Madrid"),
+        (50, 788 - 12, "NIF: ESB12345674"),
+        (350, 760, "FACTURA"),
+        (350, 740, "Nº de factura:"),
+        (460, 740, "F-2024/118"),
+        (350, 726, "Fecha de emisión:"),
+        (460, 726, "20 de octubre de 2024"),
+        (350, 712, "Fecha de vencimiento:"),
+        (460, 712, "19/11/2024"),
+        (50, 690, "Cliente:"),
+        (50, 676, "Comercial Norte S.A."),
+        (50, 600, "Descripción"),
+        (300, 600, "Cantidad"),
+        (380, 600, "Precio unitario"),
+        (480, 600, "Importe"),
+        (50, 580, "Aceite de oliva 5 l"),
+        (300, 580, "12"),
+        (380, 580, "21,50 €"),
+        (480, 580, "258,00 €"),
+        (380, 540, "Base imponible"),
+        (480, 540, "258,00 €"),
+        (380, 526, "IVA 21%"),
+        (480, 526, "54,18 €"),
+        (380, 512, "Total factura"),
+        (480, 512, "312,18 €"),
+    ]
+]
+
+ITALIAN = [
+    [
+        (50, 800, "Ferramenta Rossi S.r.l."),
+        (50, 788, "Via Roma 1, 20121 Milano"),
+        (50, 776, "Partita IVA: IT00743110157"),
+        (350, 740, "Fattura n. 2024/77"),
+        (350, 726, "Data fattura: 07/06/2024"),
+        (50, 600, "Descrizione"),
+        (300, 600, "Quantità"),
+        (380, 600, "Prezzo unitario"),
+        (480, 600, "Importo"),
+        (50, 580, "Viti inox"),
+        (300, 580, "500"),
+        (380, 580, "0,10 €"),
+        (480, 580, "50,00 €"),
+        (50, 566, "Tasselli"),
+        (300, 566, "200"),
+        (380, 566, "0,25 €"),
+        (480, 566, "50,00 €"),
+        (380, 530, "Totale imponibile"),
+        (480, 530, "100,00 €"),
+        (380, 516, "IVA 22%"),
+        (480, 516, "22,00 €"),
+        (380, 502, "Totale documento"),
+        (480, 502, "122,00 €"),
+    ]
+]
+
+
+def test_spanish_invoice(make_pdf):
+    doc = extract_pdf(make_pdf(SPANISH), content_hash=H)
+    v = _values(doc)
+    assert v["invoice_number"] == "F-2024/118"
+    assert v["issue_date"] == "2024-10-20" and v["due_date"] == "2024-11-19"
+    assert v["currency"] == "EUR"
+    assert (v["net_total"], v["tax_total"], v["gross_total"]) == ("258.00", "54.18", "312.18")
+    assert v["buyer_name"] == "Comercial Norte S.A."
+    assert v["seller_name"] == "Distribuciones Ibéricas S.L."
+    assert [li["net_amount"] for li in doc["line_items"]] == ["258.00"]
+
+
+def test_italian_invoice(make_pdf):
+    doc = extract_pdf(make_pdf(ITALIAN), content_hash=H)
+    v = _values(doc)
+    assert v["invoice_number"] == "2024/77" and v["issue_date"] == "2024-06-07"
+    assert (v["net_total"], v["tax_total"], v["gross_total"]) == ("100.00", "22.00", "122.00")
+    assert v["seller_name"] == "Ferramenta Rossi S.r.l." and v["seller_vat_id"] == "IT00743110157"
+    assert [li["net_amount"] for li in doc["line_items"]] == ["50.00", "50.00"]
+
+
+US = [
+    [
+        (50, 800, "Northwind Traders Inc."),
+        (50, 788, "500 Market St, San Francisco, CA 94105"),
+        (400, 770, "Invoice # 10-4471"),
+        (400, 756, "Date: 03/04/2024"),
+        (400, 742, "Due: 04/03/2024"),
+        (50, 700, "Bill To"),
+        (50, 686, "Contoso LLC"),
+        (50, 620, "Item"),
+        (250, 620, "Qty"),
+        (330, 620, "Rate"),
+        (480, 620, "Amount"),
+        (50, 600, "Annual license"),
+        (250, 600, "3"),
+        (330, 600, "$1,200.00"),
+        (480, 600, "$3,600.00"),
+        (380, 560, "Subtotal:"),
+        (480, 560, "$3,600.00"),
+        (380, 546, "Sales Tax (8.5%):"),
+        (480, 546, "$306.00"),
+        (380, 532, "Total:"),
+        (480, 532, "$3,906.00"),
+        (380, 518, "Amount Paid:"),
+        (480, 518, "$1,000.00"),
+        (380, 504, "Balance Due:"),
+        (480, 504, "$2,906.00"),
+    ]
+]
+
+
+def test_us_invoice_dollar_sign_and_month_first_dates(make_pdf):
+    doc = extract_pdf(make_pdf(US), content_hash=H)
+    v = _values(doc)
+    assert v["invoice_number"] == "10-4471"
+    assert v["issue_date"] == "2024-03-04" and v["due_date"] == "2024-04-03"
+    assert (v["net_total"], v["tax_total"], v["gross_total"], v["amount_due"]) == (
+        "3600.00",
+        "306.00",
+        "3906.00",
+        "2906.00",
+    )
+    assert v["buyer_name"] == "Contoso LLC" and v["seller_name"] == "Northwind Traders Inc."
+    # a bare '$' is not proof of US dollars: USD with lowered confidence and a reason to review
+    assert v["currency"] == "USD" and doc["fields"]["currency"]["confidence"] <= 0.6
+    assert any("'$'" in r for r in doc["review"]["reasons"])
