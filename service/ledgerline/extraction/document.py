@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from .numbers import format_amount
 
@@ -36,10 +36,14 @@ def format_plain(value: Decimal | None) -> str | None:
     if value is None:
         return None
     value = Decimal(value)
-    if value == value.to_integral_value():
-        return str(value.quantize(Decimal("1")))
-    s = format(value.normalize(), "f")
-    return "0" if s in ("-0", "0") else s
+    if not value.is_finite() or value.adjusted() > 18 or value.adjusted() < -12:
+        return None if value != 0 else "0"
+    with localcontext() as ctx:
+        ctx.prec = 60
+        s = format(value.normalize(), "f")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "0", "") else s
 
 
 def json_value(name: str, value):

@@ -94,9 +94,12 @@ def _dec(text: str | None) -> Decimal | None:
     if text is None:
         return None
     try:
-        return Decimal(text.strip())
+        value = Decimal(text.strip())
     except InvalidOperation:
         return None
+    if not value.is_finite() or (value != 0 and not -12 <= value.adjusted() <= 18):
+        return None  # NaN, infinities and absurd magnitudes are not amounts
+    return value
 
 
 def _cii_date(el, warnings: list | None = None) -> str | None:

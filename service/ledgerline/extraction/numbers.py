@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 
 __all__ = [
     "parse_amount",
@@ -84,6 +84,8 @@ def _number_to_decimal(num: str, decimal_hint: str | None) -> tuple[Decimal, boo
             dec = sep
     else:
         dec = None
+    if len(num) > 40:
+        return None  # not an amount anyone prints
     if dec is None:
         digits = num.replace(".", "").replace(",", "")
     else:
@@ -166,14 +168,20 @@ def parse_percent(text: str) -> Decimal | None:
 
 
 def format_amount(value: Decimal | None) -> str | None:
-    """Canonical decimal string: at least two decimals, more only when they are significant."""
+    """Canonical decimal string: at least two decimals, more only when they are significant.
+
+    None for values no invoice carries (more than 18 integer digits, NaN, infinities)."""
     if value is None:
         return None
     value = Decimal(value)
-    q = value.quantize(Decimal("0.01"))
-    if q != value:
-        q = value.normalize()
-    s = format(q, "f")
+    if not value.is_finite() or value.adjusted() > 18 or value.adjusted() < -12:
+        return None if value != 0 else "0.00"
+    with localcontext() as ctx:
+        ctx.prec = 60
+        q = value.quantize(Decimal("0.01"))
+        if q != value:
+            q = value.normalize()
+        s = format(q, "f")
     if s.startswith("-") and Decimal(s) == 0:
         s = s[1:]
     return s

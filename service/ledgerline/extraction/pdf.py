@@ -26,6 +26,9 @@ from .errors import ExtractionError
 from .numbers import normalise_spaces
 
 log = logging.getLogger(__name__)
+# pdfminer warns about every broken operator and font in a damaged file, quoting the content
+# stream; invoice content must not end up in logs, so only its errors pass.
+logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
 LAYOUT_PARAMS = {
     "line_margin": 0.5,

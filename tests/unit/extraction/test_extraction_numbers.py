@@ -123,3 +123,15 @@ def test_parse_percent():
 )
 def test_format_amount(value, expected):
     assert format_amount(Decimal(value)) == expected
+
+
+def test_absurd_magnitudes_are_not_amounts():
+    from ledgerline.extraction.document import format_plain
+
+    assert format_amount(Decimal("1E+30")) is None
+    assert format_amount(Decimal("NaN")) is None
+    assert (
+        format_plain(Decimal("20.0000")) == "20"
+        and format_plain(Decimal("400.00001")) == "400.00001"
+    )
+    assert parse_amount("1" * 60) is None
