@@ -305,5 +305,55 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
         if n > 1:
             c.score = min(0.95, c.score + 0.08 * (n - 1))
     best_seller = max(seller, key=lambda c: (c.score, -c.page, -(c.line or 0))) if seller else None
+    if not buyer:
+        buyer = _unlabelled_recipient(dt, best_seller)
     best_buyer = max(buyer, key=lambda c: c.score) if buyer else None
     return {"seller_name": best_seller, "buyer_name": best_buyer}
+
+
+_POSTCODE_CITY = re.compile(
+    r"^(?:[a-z]{1,2}[- ]?)?"  # country prefix: D-12345, F-75001
+    r"(?:\d{4,5}|\d{2}-\d{3}|\d{4}\s?[a-z]{2}|[a-z]\d[a-z]\s?\d[a-z]\d)"  # DE/FR/PL/NL/CA codes
+    r"\s+[^\W\d_]{2,}"
+)
+_DELIVERY = re.compile(
+    r"\b(?:ship(?:ping)?\s+to|deliver(?:y|ed)\s+(?:to|address)|lieferadresse|lieferanschrift|"
+    r"warenempfanger|adresse\s+de\s+livraison|livraison|afleveradres|direccion\s+de\s+entrega|"
+    r"indirizzo\s+di\s+consegna)\b"
+)
+
+
+def _unlabelled_recipient(dt: DocText, seller: Cand | None) -> list[Cand]:
+    """No buyer label: the address block (name, street, postcode + city) in the upper part of
+    page 1 that is neither the seller's nor a delivery address is the recipient."""
+    out = []
+    seller_key = re.sub(r"\W", "", str(seller.value).lower()) if seller else None
+    for i in dt.by_page.get(1, []):
+        if dt.relative_y(i) < 0.45 or not _POSTCODE_CITY.match(dt.folded[i]):
+            continue
+        block = [i]
+        cur = i
+        for _ in range(4):  # walk up the block: same left edge, tight line spacing
+            ln = dt.lines[cur]
+            ups = [
+                k
+                for k in dt.by_page[ln.page]
+                if abs(dt.lines[k].x0 - ln.x0) < 3 and 0 <= dt.lines[k].y0 - ln.y1 < 1.2 * ln.height
+            ]
+            if not ups:
+                break
+            cur = min(ups, key=lambda k: dt.lines[k].y0)
+            block.insert(0, cur)
+        first = block[0]
+        if len(block) < 2 or not _namelike(dt, first):
+            continue
+        context = dt.line_above(first)
+        if _DELIVERY.search(context) or _DELIVERY.search(dt.folded[first]):
+            continue
+        key = re.sub(r"\W", "", dt.folded[first])
+        if seller_key and (key in seller_key or seller_key in key):
+            continue
+        if _SELLER_LABEL.match(context):
+            continue
+        out.append(_cand(dt, "buyer_name", [first], 0.5))
+    return out[:1]
