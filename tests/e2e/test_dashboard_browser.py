@@ -139,5 +139,9 @@ def test_an_operator_signs_in_and_sees_the_month_charted(service, browser, tmp_p
     rate = coloured_pixels(browser.find_element(By.ID, "hit-rate-chart").screenshot_as_png)
     assert rate[charts.HIT_RATE] > 200, rate
 
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.find_element(By.CSS_SELECTOR, "header form button[type=submit]").click()
-    assert browser.find_elements(By.ID, "key") and browser.get_cookies() == []
+    # The click returns before the next page has loaded: wait for the sign-in form.
+    WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.ID, "key"))
+    assert browser.get_cookies() == []
