@@ -47,9 +47,16 @@ __all__ = [
 ]
 
 
-def model_config_digest() -> str:
-    """Stable hex digest of MODEL_CONFIG (sorted-keys JSON, SHA-256)."""
-    blob = json.dumps(MODEL_CONFIG, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+def model_config_digest(*, use_embedded_xml: bool = True) -> str:
+    """Stable hex digest of MODEL_CONFIG (sorted-keys JSON, SHA-256).
+
+    ``use_embedded_xml=False`` gives the digest of the configuration that ignores embedded XML,
+    for callers whose cache key must tell the two modes apart; the default is MODEL_CONFIG as is.
+    """
+    config = dict(MODEL_CONFIG)
+    if not use_embedded_xml:
+        config["embedded_xml"] = False
+    blob = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -304,6 +304,7 @@ def test_versions_and_config_digest(make_pdf):
     assert doc["document"]["content_hash"] == H
     digest = model_config_digest()
     assert len(digest) == 64 and digest == model_config_digest()
+    assert model_config_digest(use_embedded_xml=False) != digest
     json.dumps(MODEL_CONFIG)
     with pytest.raises(ValueError):
         extract_pdf(make_pdf(ENGLISH), content_hash="sha256:00")
