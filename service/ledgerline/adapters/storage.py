@@ -102,6 +102,10 @@ class LocalObjectStore:
 
 
 class S3ObjectStore:
+    """Timeouts are short on purpose: a store that hangs (rather than refusing connections)
+    must turn into StorageUnavailable, and an upload into a 503, within seconds, not after
+    botocore's 60 s read timeout times its retries. The readiness probe is shorter still."""
+
     def __init__(self, bucket: str, prefix: str = "", client=None):
         import boto3
         from botocore.config import Config
@@ -109,7 +113,9 @@ class S3ObjectStore:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.client = client or boto3.client("s3", config=Config(
-            connect_timeout=3, read_timeout=30, retries={"max_attempts": 3, "mode": "standard"}))
+            connect_timeout=2, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"}))
+        self._probe = client or boto3.client("s3", config=Config(
+            connect_timeout=1, read_timeout=2, retries={"max_attempts": 1, "mode": "standard"}))
         from botocore.exceptions import BotoCoreError, ClientError
         self._errors = (BotoCoreError, ClientError)
 
@@ -152,7 +158,7 @@ class S3ObjectStore:
 
     def check(self) -> None:
         try:
-            self.client.head_bucket(Bucket=self.bucket)
+            self._probe.head_bucket(Bucket=self.bucket)
         except self._errors as exc:
             raise StorageUnavailable(str(exc)) from exc
 
