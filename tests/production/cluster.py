@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from ledgerline.adapters.db.accounts import create_account, create_key
-from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.engine import make_engine, transaction
 from ledgerline.adapters.storage import S3ObjectStore
 from ledgerline.bootstrap import utcnow
 from ledgerline.domain.identity import Role
@@ -104,7 +104,7 @@ class Cluster:
     @property
     def engine(self):
         if self._engine is None:
-            self._engine = create_engine(self.database_url, pool_pre_ping=True)
+            self._engine = make_engine(self.database_url)
         return self._engine
 
     def create_tenant(self, account: str | None = None) -> dict:
@@ -126,10 +126,13 @@ class Cluster:
                                      stdin=subprocess.DEVNULL, start_new_session=True)
         return Proc(name, popen, log_path)
 
-    def start_api(self, processes: int = 4, *extra: str) -> str:
+    def start_api(self, processes: int = 4, *extra: str, embedded_worker: bool = False) -> str:
+        """`ledgerline serve`; production shape (no embedded worker) unless asked."""
         port = free_port()
+        if not embedded_worker:
+            extra = ("--no-embedded-worker", *extra)
         self.api = self._spawn("api", "serve", "--host", "127.0.0.1", "--port", str(port),
-                               "--workers", str(processes), "--no-embedded-worker", *extra)
+                               "--workers", str(processes), *extra)
         self.base = f"http://127.0.0.1:{port}"
         self._wait_ready(processes)
         return self.base
@@ -242,7 +245,9 @@ class Cluster:
     def wait_all_finished(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            left = self.scalar("SELECT count(*) FROM jobs WHERE status IN ('pending', 'running')")
+            # Jobs that joined a leader keep no status of their own: readers follow the leader.
+            left = self.scalar("SELECT count(*) FROM jobs WHERE leader_id IS NULL "
+                               "AND status IN ('pending', 'running')")
             if left == 0:
                 return
             time.sleep(0.2)
@@ -252,6 +257,27 @@ class Cluster:
 def owner_pid(lease_owner: str) -> int:
     """`host:pid:random` -> pid."""
     return int(lease_owner.rsplit(":", 2)[1])
+
+
+def open_connections(pid: int, port: int) -> int:
+    """How many established TCP connections process `pid` holds on its local `port`: the
+    requests it is serving right now."""
+    inodes = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rsplit(":", 1)[1], 16)
+                if local_port == port and fields[3] == "01" and fields[9] in inodes:
+                    count += 1
+    return count
 
 
 def children(pid: int) -> list[int]:

@@ -3,7 +3,6 @@ nothing recorded points at a missing object, and clients recover by retrying wit
 from __future__ import annotations
 
 import os
-import random
 import signal
 import threading
 import time
@@ -12,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from tests.production.cluster import text_layer_pdfs, variant
+from tests.production.cluster import open_connections, text_layer_pdfs, variant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -23,7 +22,7 @@ CLIENTS = 12
 class SlowBody:
     """A request body that trickles in, so that uploads are in flight when the process dies."""
 
-    def __init__(self, data: bytes, chunk: int = 4096, pause: float = 0.01):
+    def __init__(self, data: bytes, chunk: int = 4096, pause: float = 0.02):
         self.data, self.chunk, self.pause, self.pos = data, chunk, pause, 0
 
     def __len__(self) -> int:
@@ -53,12 +52,13 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
             answers[i] = exc
         done.release()
 
-    victim = random.choice(production.api_pids())
+    port = int(production.base.rsplit(":", 1)[1])
     with ThreadPoolExecutor(CLIENTS) as pool:
         for i in range(UPLOADS):
             pool.submit(upload, i)
         for _ in range(UPLOADS // 4):
             done.acquire()
+        victim = busiest(production.api_pids(), port)
         os.kill(victim, signal.SIGKILL)
 
     acknowledged = {i: r for i, r in answers.items()
@@ -91,6 +91,18 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
     assert production.orphans() == []
     production.wait_all_finished(timeout=120)
     assert production.scalar("SELECT count(*) FROM jobs WHERE status <> 'completed'") == 0
+
+
+def busiest(pids: list[int], port: int, timeout: float = 10) -> int:
+    """The API process serving the most uploads right now (at least one)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        load = {pid: open_connections(pid, port) for pid in pids}
+        pid = max(load, key=load.get)
+        if load[pid]:
+            return pid
+        time.sleep(0.01)
+    raise AssertionError("no API process had an upload in flight")
 
 
 def wait_until(condition, timeout: float = 30) -> None:

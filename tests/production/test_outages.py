@@ -4,6 +4,7 @@ recorded, readiness says so, and everything resumes by itself when the server is
 These tests stop and start servers, so they get their own (not the session's)."""
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -170,3 +171,24 @@ def test_postgres_restarted_mid_load_every_accepted_job_completes(outage_cluster
     assert published == leaders
     assert readyz(c).status_code == 200
     assert c.orphans() == []
+
+
+def test_a_hung_s3_turns_into_503_within_seconds(outage_cluster, own_s3):
+    """A store that accepts connections but never answers (paused, overloaded, half-dead)."""
+    c = outage_cluster
+    c.start_api(1)
+    pdf = text_layer_pdfs()[3].read_bytes()
+    before = counts(c)
+    pid = own_s3._proc.pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        ready, ready_took = timed(lambda: readyz(c))
+        refused, refused_took = timed(lambda: c.upload(variant(pdf, "hung"), timeout=60))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    print(f"hung S3: /readyz answered in {ready_took:.1f}s, an upload in {refused_took:.1f}s")
+    assert ready.status_code == 503 and ready_took < 8, ready_took
+    assert refused.status_code == 503 and refused_took < 30, refused_took
+    assert counts(c) == before
+    wait_until(lambda: readyz(c).status_code == 200, "readiness after S3 resumed")
+    assert c.upload(variant(pdf, "hung")).status_code == 202  # accepted again (no worker here)
