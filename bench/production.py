@@ -1,0 +1,549 @@
+"""Ledgerline in its production shape, measured: gunicorn API processes and worker processes on a
+private PostgreSQL and SeaweedFS S3 (both on loopback, started here), every figure next to the
+floor it is compared with, measured in the same run on the same machine.
+
+    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay] [--json OUT]
+
+1. hit     cache-hit upload vs a baseline WSGI app (bench/baseline_app.py) that only streams,
+           hashes and stores the same bytes in the same S3; both under gunicorn with the same
+           configuration and process count; median latency (one client) and throughput
+           (several), rounds interleaved so that load on the machine falls on both alike.
+2. miss    upload -> result (`Prefer: wait`) of new files, against the extractor's own time on
+           the same files (PdfExtractor called directly in the benchmark process), on the
+           embedded default (SQLite, local directory, `ledgerline serve` with its embedded
+           worker) and on the production shape (PostgreSQL, S3, a `ledgerline worker`).
+3. queue   claim + start-call + renew + publish + finish-call per job on PostgreSQL, timed one
+           by one; then jobs/s through 1 and 2 real worker processes (bench/stub_worker.py: the
+           real worker loop with a stand-in model of no latency, so the queue is what is timed).
+4. replay  10,000 uploads of 2,000 distinct files into 5 accounts, 10-15 % exact repeats, some
+           as bursts of simultaneous duplicates; model calls must equal the distinct
+           (account, file) pairs exactly; the stand-in model takes 20 ms a call.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
+
+import requests  # noqa: E402
+
+from bench.load import Connection, Run, hammer  # noqa: E402
+from ledgerline.adapters.db import jobs as job_table  # noqa: E402
+from ledgerline.adapters.db.accounts import create_key  # noqa: E402
+from ledgerline.adapters.db.engine import transaction  # noqa: E402
+from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
+from ledgerline.adapters.extractor import PdfExtractor  # noqa: E402
+from ledgerline.bootstrap import utcnow  # noqa: E402
+from ledgerline.domain.identity import Role  # noqa: E402
+from ledgerline.domain.jobs import CacheOutcome  # noqa: E402
+from tests.production.cluster import (Cluster, Proc, cluster, text_layer_pdfs,  # noqa: E402
+                                      variant)
+from tests.servers import free_port, postgres_server, seaweed_s3_server  # noqa: E402
+
+BUCKET = "ledgerline-bench"
+TEMPLATE = "bench_template"
+API_PROCESSES = 2  # one per core of the benchmark machine, for the service and the baseline
+PRICE = 0.004
+# Benchmarks measure the service, not its per-key rate limit (tests cover that).
+ENV = {"LEDGERLINE_RATE_LIMIT_PER_MINUTE": "0", "LEDGERLINE_LOG_LEVEL": "warning"}
+
+
+def typical_pdf() -> Path:
+    """The median-sized text-layer invoice of the corpus."""
+    pdfs = text_layer_pdfs()
+    return pdfs[len(pdfs) // 2]
+
+
+def auth(key: str) -> dict:
+    return {"Authorization": f"Bearer {key}", "Content-Type": "application/pdf"}
+
+
+def spawn(name: str, argv: list[str], env: dict, workdir: Path) -> Proc:
+    log_path = workdir / f"{name}.log"
+    with open(log_path, "ab") as log:
+        popen = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=ROOT)
+    return Proc(name, popen, log_path)
+
+
+def wait_http(base: str, proc: Proc, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not proc.alive():
+            raise RuntimeError(f"{proc.name} exited:\n{proc.log()}")
+        with contextlib.suppress(requests.RequestException):
+            requests.get(f"{base}/", timeout=2)
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{proc.name} did not answer within {timeout}s")
+
+
+def stub_workers(c: Cluster, count: int, *args: str) -> list[Proc]:
+    return [spawn(f"stub-worker-{i}", [sys.executable, str(ROOT / "bench" / "stub_worker.py"),
+                                       *args], c.env, c.workdir) for i in range(count)]
+
+
+def stop_all(procs: list[Proc]) -> None:
+    for proc in procs:
+        proc.terminate(timeout=30)
+
+
+# --- 1. cache hit vs the store-only floor ---------------------------------------------------
+
+def bench_hit(pg, s3, work: Path, quick: bool) -> dict:
+    rounds, sequential, concurrent, clients = (2, 60, 200, 8) if quick else (4, 150, 500, 8)
+    pdf = typical_pdf().read_bytes()
+    with cluster(pg, s3, BUCKET, work / "hit", template=TEMPLATE, **ENV) as c:
+        c.create_tenant()
+        c.start_api(API_PROCESSES)
+        worker = c.start_worker()
+        first = c.upload(pdf, Prefer="wait=60")
+        assert first.status_code == 201, first.text
+        worker.terminate()  # nothing left to extract: keep the cores for the measurement
+
+        port = free_port()
+        baseline_base = f"http://127.0.0.1:{port}"
+        baseline = spawn("baseline", [sys.executable, "-m", "gunicorn", "-c",
+                                      "python:ledgerline.gunicorn_conf", "--bind",
+                                      f"127.0.0.1:{port}", "--workers", str(API_PROCESSES),
+                                      "baseline_app:app"],
+                         {**c.env, "LEDGERLINE_EMBEDDED_WORKER": "0",
+                          "PYTHONPATH": str(ROOT / "bench")}, c.workdir)
+        try:
+            wait_http(baseline_base, baseline)
+            service = (c.base, "/v1/accounts/acme/invoices", auth(c.keys["customer"]))
+            floor = (baseline_base, "/v1/accounts/acme/store",
+                     {"Content-Type": "application/pdf"})
+            for base, path, headers in (service, floor):  # warm up connections and caches
+                hammer(base, path, pdf, headers, requests=40, concurrency=clients)
+            runs = {"service": {}, "baseline": {}}
+            for _ in range(rounds):
+                for name, (base, path, headers) in (("service", service), ("baseline", floor)):
+                    for mode, n, conc in (("latency", sequential, 1),
+                                          ("throughput", concurrent, clients)):
+                        run = hammer(base, path, pdf, headers, requests=n, concurrency=conc)
+                        runs[name][mode] = runs[name][mode].merge(run) if mode in runs[name] \
+                            else run
+        finally:
+            baseline.terminate()
+        hits = c.scalar("SELECT count(*) FROM jobs WHERE outcome = 'hit'")
+        writes = c.scalar("SELECT count(*) FROM blobs")
+        calls = c.scalar("SELECT count(*) FROM model_calls")
+    svc, base = runs["service"], runs["baseline"]
+    return {
+        "file_bytes": len(pdf), "clients": clients, "api_processes": API_PROCESSES,
+        "service_median_ms": svc["latency"].median_ms, "service_p95_ms": svc["latency"].p95_ms,
+        "baseline_median_ms": base["latency"].median_ms,
+        "baseline_p95_ms": base["latency"].p95_ms,
+        "service_rps": svc["throughput"].throughput,
+        "baseline_rps": base["throughput"].throughput,
+        "latency_ratio": svc["latency"].median_ms / base["latency"].median_ms,
+        "throughput_ratio": svc["throughput"].throughput / base["throughput"].throughput,
+        "service_requests": sum(len(r.latencies) for r in svc.values()),
+        "hits_recorded": hits, "object_writes": writes, "model_calls": calls,
+    }
+
+
+# --- 2. miss path vs the extractor's own time -------------------------------------------------
+
+def embedded_cluster(work: Path) -> Cluster:
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "metrics").mkdir(exist_ok=True)
+    url = f"sqlite:///{work}/ledgerline.sqlite3"
+    upgrade(url)
+    env = {**os.environ, **ENV, "LEDGERLINE_DATABASE_URL": url,
+           "LEDGERLINE_STORAGE_URL": f"file://{work}/objects", "LEDGERLINE_SPOOL_DIR": str(work),
+           "PROMETHEUS_MULTIPROC_DIR": str(work / "metrics")}
+    return Cluster(env=env, workdir=work, database_url=url)
+
+
+def measure_misses(c: Cluster, pdf: bytes, tag: str, n: int, extractor) -> dict:
+    """Sequential misses; after each, the extractor alone on the same bytes, in this process
+    (interleaved, so that load on the machine falls on both alike)."""
+    service, floor, phases = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(-1, n):  # -1: warm-up, not counted
+            body = variant(pdf, f"{tag}-{i}")
+            sent_at = time.time()
+            started = time.perf_counter()
+            response = c.upload(body, Prefer="wait=60")
+            took = time.perf_counter() - started
+            answered_at = time.time()
+            assert response.status_code == 201 and response.headers["Ledgerline-Cache"] == "miss", \
+                response.text
+            path = Path(tmp) / f"{i}.pdf"
+            path.write_bytes(body)
+            started = time.perf_counter()
+            extractor.extract(str(path), response.json()["content_hash"])
+            own = time.perf_counter() - started
+            if i >= 0:
+                service.append(took)
+                floor.append(own)
+                phases.append(phases_of(c, response.json()["id"], sent_at, answered_at))
+    med = statistics.median
+    return {"jobs": n, "service_ms": med(service) * 1000, "extractor_ms": med(floor) * 1000,
+            "overhead_ms": (med(service) - med(floor)) * 1000,
+            "overhead_per_job_ms": statistics.mean(s - f for s, f in zip(service, floor)) * 1000,
+            "phases_ms": {k: med(p[k] for p in phases) * 1000 for k in phases[0]}}
+
+
+def phases_of(c: Cluster, invoice_id: str, sent_at: float, answered_at: float) -> dict:
+    """Where one miss spent its time, from the job and the ledger (same machine, same clock)."""
+    row = c.sql("SELECT j.created_at, j.finished_at, m.started_at, m.finished_at AS ended "
+                "FROM invoices i JOIN jobs j ON j.id = i.job_id "
+                "JOIN model_calls m ON m.job_id = j.id WHERE i.id = :id", id=invoice_id)[0]
+
+    def ts(value) -> float:
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.timestamp()
+
+    created, started, ended, finished = (ts(row.created_at), ts(row.started_at), ts(row.ended),
+                                         ts(row.finished_at))
+    return {"accept": created - sent_at, "claim_and_fetch": started - created,
+            "model_call": ended - started, "publish": max(0.0, finished - ended),
+            "answer": answered_at - finished}
+
+
+def bench_miss(pg, s3, work: Path, quick: bool) -> dict:
+    n = 10 if quick else 30
+    pdf = typical_pdf().read_bytes()
+    extractor = PdfExtractor()
+    out = {"file_bytes": len(pdf)}
+    c = embedded_cluster(work / "miss-embedded")
+    try:
+        c.create_tenant()
+        c.start_api(API_PROCESSES, embedded_worker=True)
+        out["embedded"] = measure_misses(c, pdf, "embedded", n, extractor)
+    finally:
+        c.close()
+    with cluster(pg, s3, BUCKET, work / "miss-production", template=TEMPLATE, **ENV) as c:
+        c.create_tenant()
+        c.start_api(API_PROCESSES)
+        c.start_worker()
+        out["production"] = measure_misses(c, pdf, "production", n, extractor)
+    return out
+
+
+# --- 3. the queue on PostgreSQL ---------------------------------------------------------------
+
+def seed_jobs(c: Cluster, n: int, storage_key: str, tag: str) -> None:
+    """n pending leader jobs whose originals all point at one stored object."""
+    now = utcnow()
+    with transaction(c.engine, write=True) as conn:
+        caller = conn.exec_driver_sql("SELECT id FROM api_keys LIMIT 1").scalar()
+        for i in range(n):
+            digest = hashlib.sha256(f"{tag}-{i}".encode()).hexdigest()
+            job = job_table.NewJob(account="acme", caller_id=caller, idempotency_key=None,
+                                   request_hash=digest, cache_key=digest,
+                                   content_hash=f"blake3:{digest}", fresh=False)
+            job_table.record_blob(conn, "acme", job.content_hash, storage_key, 1, now)
+            job_table.insert_job(conn, job, outcome=CacheOutcome.MISS, now=now, joinable=True)
+
+
+def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
+    per_op, throughput_jobs = (100, 300) if quick else (300, 1500)
+    from bench.stub_worker import StandInModel
+
+    model = StandInModel(0)
+    out: dict = {}
+    with cluster(pg, s3, BUCKET, work / "queue", template=TEMPLATE, **ENV) as c:
+        c.create_tenant()
+        key = "accounts/acme/originals/bench/queue.pdf"
+        sample = work / "queue-sample.pdf"
+        sample.write_bytes(typical_pdf().read_bytes())
+        c.store.put_file(key, str(sample), hashlib.sha256(sample.read_bytes()).digest())
+
+        # One job at a time, each step its own transaction, as the worker does them.
+        seed_jobs(c, per_op, key, "ops")
+        steps = {name: [] for name in ("claim", "start_call", "renew", "publish", "finish_call")}
+        lease = 30.0
+        for _ in range(per_op):
+            t0 = time.perf_counter()
+            with transaction(c.engine, write=True) as conn:
+                job = job_table.claim_next(conn, "bench:1:x", utcnow(), lease)
+            t1 = time.perf_counter()
+            with transaction(c.engine, write=True) as conn:
+                call = job_table.start_call(conn, operation="extract_invoice", job=job,
+                                            request_hash=job.cache_key, cost=PRICE, now=utcnow())
+            t2 = time.perf_counter()
+            with transaction(c.engine, write=True) as conn:
+                assert job_table.renew(conn, job.claim, utcnow(), lease)
+            t3 = time.perf_counter()
+            document = model.extract("-", job.content_hash)
+            t4 = time.perf_counter()
+            with transaction(c.engine, write=True) as conn:
+                assert job_table.publish(conn, job, document, utcnow(), record_in_cache=True)
+            t5 = time.perf_counter()
+            with transaction(c.engine, write=True) as conn:
+                job_table.finish_call(conn, call, "published", utcnow())
+            t6 = time.perf_counter()
+            for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t5 - t4, t6 - t5)):
+                steps[name].append(took)
+        out["steps_ms"] = {name: statistics.median(v) * 1000 for name, v in steps.items()}
+        totals = [sum(v[i] for v in steps.values()) for i in range(per_op)]
+        out["per_job_ms"] = statistics.median(totals) * 1000
+        out["per_job_jobs"] = per_op
+
+        out["jobs_per_second"] = {}
+        for processes in (1, 2):
+            workers = stub_workers(c, processes)
+            try:
+                time.sleep(3)  # started and polling an empty queue
+                seed_jobs(c, throughput_jobs, key, f"tp{processes}")
+                started = time.perf_counter()
+                while c.scalar("SELECT count(*) FROM jobs WHERE leader_id IS NULL AND "
+                               "status IN ('pending', 'running')"):
+                    time.sleep(0.02)
+                wall = time.perf_counter() - started
+            finally:
+                stop_all(workers)
+            out["jobs_per_second"][processes] = throughput_jobs / wall
+        out["throughput_jobs"] = throughput_jobs
+        failed = c.scalar("SELECT count(*) FROM jobs WHERE status <> 'completed'")
+        assert failed == 0, f"{failed} queue jobs did not complete"
+    return out
+
+
+# --- 4. traffic replay --------------------------------------------------------------------------
+
+ACCOUNTS = [f"replay-{i}" for i in range(1, 6)]
+
+
+def replay_plan(uploads: int, files: int, seed: int = 7) -> tuple[list, int, int]:
+    """Events: ("one", account, file, role) or ("burst", account, file, size).
+
+    Every file goes into most of the accounts (each pair is a separate cached item: the cache
+    is per account); 10-15 % of the uploads repeat an (account, file) pair exactly, a share of
+    them as bursts of identical uploads fired together.
+    """
+    rng = random.Random(seed)
+    target_repeats = round(uploads * rng.uniform(0.10, 0.15))
+    distinct = uploads - target_repeats
+    pairs = [(a, f) for f in range(files) for a in ACCOUNTS]
+    rng.shuffle(pairs)
+    pairs = pairs[:distinct]
+    bursts = {}
+    repeats_left = target_repeats
+    for pair in rng.sample(pairs, len(pairs) // 40):  # ~2.5 % of pairs arrive as a burst
+        size = rng.randint(3, 6)
+        if size - 1 > repeats_left:
+            break
+        bursts[pair] = size
+        repeats_left -= size - 1
+    events = [("burst", *p, bursts[p]) if p in bursts else ("one", *p, "supplier")
+              for p in pairs]
+    for _ in range(repeats_left):  # later exact repeats: mostly the customer's own copy
+        pair = pairs[rng.randrange(len(pairs))]
+        at = rng.randrange(len(events) // 2, len(events) + 1)
+        events.insert(at, ("one", *pair, rng.choice(["customer", "customer", "supplier"])))
+    total = sum(e[3] if e[0] == "burst" else 1 for e in events)
+    assert total == uploads, total
+    return events, len(pairs), len(bursts)
+
+
+def bench_replay(pg, s3, work: Path, quick: bool) -> dict:
+    uploads, files = (2000, 400) if quick else (10_000, 2_000)
+    events, distinct_pairs, burst_count = replay_plan(uploads, files)
+    sources = [p.read_bytes() for p in text_layer_pdfs()[:25]]
+    body = {f: variant(sources[f % len(sources)], f"replay-{f}") for f in range(files)}
+    with cluster(pg, s3, BUCKET, work / "replay", template=TEMPLATE, **ENV) as c:
+        keys = {a: c.create_tenant(a) for a in ACCOUNTS}
+        with transaction(c.engine, write=True) as conn:
+            operator = create_key(conn, Role.OPERATOR, None, "bench", utcnow())[1]
+        c.start_api(API_PROCESSES)
+        workers = stub_workers(c, 2, "--delay-ms", "20", "--concurrency", "4")
+        statuses: dict[int, int] = {}
+        lock = threading.Lock()
+        local = threading.local()
+
+        def post(account, file, role):
+            conn = getattr(local, "conn", None) or Connection(c.base)
+            local.conn = conn
+            status, _, data = conn.request("POST", f"/v1/accounts/{account}/invoices",
+                                           body[file], auth(keys[account][role]))
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+            if status not in (200, 201, 202):
+                raise RuntimeError(f"upload answered {status}: {data[:300]!r}")
+
+        def run(event):
+            kind, account, file, extra = event
+            if kind == "one":
+                return post(account, file, extra)
+            barrier = threading.Barrier(extra)
+
+            def together(i):
+                barrier.wait()
+                post(account, file, ("supplier", "customer")[i % 2])
+            with ThreadPoolExecutor(extra) as burst:
+                list(burst.map(together, range(extra)))
+
+        started = time.perf_counter()
+        try:
+            with ThreadPoolExecutor(12) as pool:
+                for future in [pool.submit(run, e) for e in events]:
+                    future.result()
+            upload_wall = time.perf_counter() - started
+            c.wait_all_finished(timeout=900)
+            total_wall = time.perf_counter() - started
+        finally:
+            stop_all(workers)
+        calls = c.scalar("SELECT count(*) FROM model_calls")
+        published = c.scalar("SELECT count(*) FROM model_calls WHERE outcome = 'published'")
+        outcomes = dict(c.sql("SELECT outcome, count(*) FROM jobs GROUP BY outcome"))
+        day = datetime.now(timezone.utc).date().isoformat()
+        report = requests.get(f"{c.base}/v1/reports/duplicates", params={"day": day},
+                              headers={"Authorization": f"Bearer {operator}"}, timeout=60).json()
+    return {
+        "uploads": uploads, "files": files, "accounts": len(ACCOUNTS),
+        "distinct_pairs": distinct_pairs, "repeats": uploads - distinct_pairs,
+        "repeat_share": (uploads - distinct_pairs) / uploads, "bursts": burst_count,
+        "model_calls": calls, "published": published, "outcomes": outcomes,
+        "exact": calls == distinct_pairs, "statuses": statuses,
+        "upload_seconds": upload_wall, "total_seconds": total_wall,
+        "uploads_per_second": uploads / upload_wall,
+        "cost_without_cache": uploads * PRICE, "cost": calls * PRICE,
+        "cost_avoided": (uploads - calls) * PRICE,
+        "report_requests": report.get("requests"),
+    }
+
+
+# --- the table --------------------------------------------------------------------------------
+
+def table(rows: list[tuple]) -> str:
+    lines = ["| measure | Ledgerline | floor / goal | ratio |", "| --- | ---: | ---: | ---: |"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render(results: dict) -> str:
+    rows = []
+    if "hit" in results:
+        h = results["hit"]
+        rows += [
+            (f"cache-hit upload, median latency (1 client, {h['file_bytes'] // 1024} KiB)",
+             f"{h['service_median_ms']:.1f} ms", f"{h['baseline_median_ms']:.1f} ms store-only",
+             f"{h['latency_ratio']:.2f}x (goal <= 1.3x)"),
+            ("cache-hit upload, p95 latency (1 client)", f"{h['service_p95_ms']:.1f} ms",
+             f"{h['baseline_p95_ms']:.1f} ms", ""),
+            (f"cache-hit upload, throughput ({h['clients']} clients, {h['api_processes']} procs)",
+             f"{h['service_rps']:.0f} req/s", f"{h['baseline_rps']:.0f} req/s",
+             f"{h['throughput_ratio']:.2f}x (goal >= 0.75x)"),
+            ("  object writes / model calls during the hit run", f"{h['object_writes']} / "
+             f"{h['model_calls']}", f"{h['service_requests']} uploads", ""),
+        ]
+    if "miss" in results:
+        for shape, label in (("embedded", "embedded default"), ("production", "PG + S3")):
+            m = results["miss"][shape]
+            rows.append((f"miss upload -> result, median ({label}, {m['jobs']} files)",
+                         f"{m['service_ms']:.0f} ms", f"{m['extractor_ms']:.0f} ms extractor alone",
+                         f"+{m['overhead_ms']:.0f} ms" + (" (goal <= 50 ms)"
+                                                          if shape == "embedded" else "")))
+            phases = ", ".join(f"{k.replace('_', ' ')} {v:.0f}" for k, v in m["phases_ms"].items())
+            rows.append((f"  where it went ({label}), median ms", phases,
+                         "model call = the sandboxed extraction, as the worker timed it",
+                         f"+{m['service_ms'] - m['phases_ms']['model_call']:.0f} ms around "
+                         "the model call"))
+    if "queue" in results:
+        q = results["queue"]
+        steps = ", ".join(f"{k} {v:.2f}" for k, v in q["steps_ms"].items())
+        rows += [
+            ("queue: claim+start+renew+publish+finish per job (PG)", f"{q['per_job_ms']:.1f} ms",
+             steps + " ms", ""),
+            (f"queue: jobs/s, 1 worker process ({q['throughput_jobs']} jobs, no-latency model)",
+             f"{q['jobs_per_second'][1]:.0f} jobs/s", "", ""),
+            ("queue: jobs/s, 2 worker processes", f"{q['jobs_per_second'][2]:.0f} jobs/s", "",
+             f"{q['jobs_per_second'][2] / q['jobs_per_second'][1]:.2f}x of 1"),
+        ]
+    if "replay" in results:
+        r = results["replay"]
+        rows += [
+            (f"replay: {r['uploads']:,} uploads, {r['files']:,} files, {r['accounts']} accounts",
+             f"{r['model_calls']:,} model calls",
+             f"{r['distinct_pairs']:,} distinct (account, file)",
+             "exact" if r["exact"] else "MISMATCH"),
+            ("replay: repeats / bursts of simultaneous duplicates",
+             f"{r['repeats']:,} ({r['repeat_share']:.1%})", f"{r['bursts']} bursts", ""),
+            ("replay: outcomes (miss / hit / joined)",
+             " / ".join(str(r["outcomes"].get(k, 0)) for k in ("miss", "hit", "joined")), "", ""),
+            ("replay: model cost at 0.004 USD/call", f"{r['cost']:.2f} USD",
+             f"{r['cost_without_cache']:.2f} USD without cache",
+             f"{r['cost_avoided']:.2f} USD avoided"),
+            ("replay: service's own report, cost_avoided",
+             f"{(r['report_requests'] or {}).get('cost_avoided')} USD", "", ""),
+            ("replay: upload rate / whole replay", f"{r['uploads_per_second']:.0f} uploads/s",
+             f"{r['total_seconds']:.0f} s to the last result", ""),
+        ]
+    return table(rows)
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    model = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    load = os.getloadavg()[0]
+    return (f"{platform.system()} {platform.machine()}, {cpus} cores ({model}), Python "
+            f"{platform.python_version()}, load average {load:.1f} at the start")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="hit,miss,queue,replay",
+                        help="comma-separated subset of: hit, miss, queue, replay")
+    parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    parser.add_argument("--json", type=Path, help="also write the raw numbers here")
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    benches = {"hit": bench_hit, "miss": bench_miss, "queue": bench_queue,
+               "replay": bench_replay}
+    unknown = set(chosen) - set(benches)
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
+    # SIGTERM unwinds like Ctrl-C, so that every server and process started here is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    print(f"# Ledgerline production shape, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    print(machine(), flush=True)
+    results: dict = {}
+    work = Path(tempfile.mkdtemp(prefix="ledgerline-bench-"))
+    with postgres_server() as pg, seaweed_s3_server() as s3:
+        s3.create_bucket(BUCKET)
+        upgrade(pg.create_database(TEMPLATE))
+        for name in chosen:
+            started = time.perf_counter()
+            print(f"... {name}", file=sys.stderr, flush=True)
+            results[name] = benches[name](pg, s3, work, args.quick)
+            print(f"... {name} done in {time.perf_counter() - started:.0f} s", file=sys.stderr,
+                  flush=True)
+    print(render(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2, default=str))
+    ok = results.get("replay", {}).get("exact", True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
