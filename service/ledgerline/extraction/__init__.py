@@ -23,8 +23,8 @@ from .document import SCHEMA_VERSION
 from .errors import ExtractionError
 from .pdf import LAYOUT_PARAMS, MAX_PAGES
 
-PREPROCESSING_VERSION = "pdfminer-lines-2026.11.1"
-MODEL_VERSION = "rules-2026.11.1"
+PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
+MODEL_VERSION = "rules-2026.11.2"
 MODEL_CONFIG: dict = {
     "embedded_xml": True,
     "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL"],

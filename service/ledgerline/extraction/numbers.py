@@ -133,11 +133,14 @@ _FIND_RE = re.compile(
 )
 
 
+_LEADERS = re.compile(r"\.{2,}|_{2,}|…+|-{3,}|·{2,}")  # dot leaders keep their length
+
+
 def find_amounts(
     text: str, decimal_hint: str | None = None
 ) -> list[tuple[Decimal, int, int, bool]]:
     """All amount-looking tokens in a line: (value, start, end, has_decimals)."""
-    s = normalise_spaces(text)
+    s = _LEADERS.sub(lambda m: " " * len(m.group()), normalise_spaces(text))
     out = []
     for m in _FIND_RE.finditer(s):
         num = m.group("num")

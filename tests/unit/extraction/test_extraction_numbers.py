@@ -135,3 +135,8 @@ def test_absurd_magnitudes_are_not_amounts():
         and format_plain(Decimal("400.00001")) == "400.00001"
     )
     assert parse_amount("1" * 60) is None
+
+
+def test_dot_leaders_do_not_hide_amounts():
+    assert [v for v, *_ in find_amounts("Total.............1,234.50")] == [Decimal("1234.50")]
+    assert [v for v, *_ in find_amounts("Summe ______ 12,00 €", ",")] == [Decimal("12.00")]
