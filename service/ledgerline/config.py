@@ -19,7 +19,7 @@ class Settings:
     spool_dir: str | None = None  # where uploads are streamed before storing; None = system temp
     extract_timeout_seconds: float = 60.0  # wall and CPU time for one document's extraction
     extract_memory_mb: int = 1024  # address-space limit of the extraction child
-    extract_max_pages: int = 500
+    extract_max_pages: int = 200  # the extractor's own page limit (extraction.MAX_PAGES)
     extract_max_decompressed_mb: int = 200  # all of a document's streams, inflated
     # Requests a minute per API key, per API process (http/security.py says why); 0 = off.
     rate_limit_per_minute: int = 600

@@ -25,7 +25,7 @@ class PdfExtractor:
             schema=extraction.SCHEMA_VERSION,
             preprocessing=extraction.PREPROCESSING_VERSION,
             model=extraction.MODEL_VERSION,
-            model_config_digest=extraction.model_config_digest(),
+            model_config_digest=extraction.model_config_digest(use_embedded_xml=use_embedded_xml),
         )
 
     def extract(self, path: str, content_hash: str) -> dict:
