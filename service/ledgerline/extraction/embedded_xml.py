@@ -14,24 +14,7 @@ from decimal import Decimal, InvalidOperation
 
 from lxml import etree
 
-__all__ = ["XmlInvoice", "read_invoice_xml", "pick_invoice_attachment", "XML_FIELDS"]
-
-XML_FIELDS = (
-    "invoice_number",
-    "issue_date",
-    "due_date",
-    "currency",
-    "seller_name",
-    "seller_vat_id",
-    "buyer_name",
-    "buyer_vat_id",
-    "purchase_order",
-    "iban",
-    "net_total",
-    "tax_total",
-    "gross_total",
-    "amount_due",
-)
+__all__ = ["XmlInvoice", "read_invoice_xml", "pick_invoice_attachment"]
 
 _PARSER = etree.XMLParser(
     resolve_entities=False,
