@@ -28,6 +28,9 @@ class Services:
     clock: Callable[[], datetime] = utcnow
     # Set when this process accepts new work, so an embedded worker need not wait a poll.
     work_available: threading.Event = field(default_factory=threading.Event)
+    # Notified when this process's worker ends a job, so that a `Prefer: wait` request held in
+    # the same process answers at once rather than at its next poll of the database.
+    job_finished: threading.Condition = field(default_factory=threading.Condition)
 
 
 def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,

@@ -92,7 +92,8 @@ def _body_stream(services):
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
     """Poll for the result. Every poll is one indexed read; a typical extraction ends within a
     second, so poll often enough that the answer follows it closely (a coarse backoff alone
-    used to add 100+ ms to every miss), and back off once the wait is a long one."""
+    used to add 100+ ms to every miss), and back off once the wait is a long one. A worker in
+    this process (the embedded default) wakes the wait as soon as it ends a job."""
     started = time.monotonic()
     deadline = started + seconds
     delay = 0.005
@@ -102,7 +103,8 @@ def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
         now = time.monotonic()
         if JobStatus(invoice["status"]).finished or now >= deadline:
             return invoice
-        time.sleep(min(delay, max(0.0, deadline - now)))
+        with services.job_finished:
+            services.job_finished.wait(min(delay, max(0.0, deadline - now)))
         delay = min(delay * 2, 0.025 if now - started < 2 else 0.1)
 
 

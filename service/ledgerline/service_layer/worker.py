@@ -135,6 +135,8 @@ class Worker:
             self._work(job)
         finally:
             keeper.stop()
+            with services.job_finished:
+                services.job_finished.notify_all()
         return True
 
     def _work(self, job: job_table.ClaimedJob) -> None:
