@@ -117,6 +117,7 @@ def worker(concurrency: int, grace: float | None) -> None:
     """Run a standalone extraction worker until SIGTERM or SIGINT."""
     import logging
 
+    from .adapters.db.notify import NewJobListener
     from .bootstrap import bootstrap
     from .service_layer.worker import Shutdown, Worker
 
@@ -126,6 +127,7 @@ def worker(concurrency: int, grace: float | None) -> None:
                         services.settings.lease_seconds if grace is None else grace)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, shutdown.request)
+    NewJobListener.start_for(services.engine, services.work_available, shutdown.stop)
     threads = [threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
                                 name=f"worker-{i}") for i in range(concurrency)]
     for t in threads:

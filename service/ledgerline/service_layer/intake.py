@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from .. import metrics
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
+from ..adapters.db.notify import announce_new_job
 from ..adapters.storage import StorageUnavailable, original_key
 from ..domain.cache import CacheKey, UploadRequest
 from ..domain.errors import Forbidden, IdempotencyKeyReused, NotFound, Unavailable
@@ -123,6 +124,8 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
 
     def insert(outcome, **kw):
         job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now, **kw)
+        if outcome in (CacheOutcome.MISS, CacheOutcome.BYPASS):  # work for a worker
+            announce_new_job(conn)
         return Upload(invoice_id, job_id, outcome, False)
 
     if job.fresh:
