@@ -39,14 +39,15 @@ def test_same_key_other_request_is_refused():
     assert decide_replay("h1", "h2") is Replay.KEY_REUSED
 
 
-def test_pending_work_is_claimable():
-    assert claimable(JobStatus.PENDING, None, NOW)
+def test_pending_work_is_claimable_once_its_backoff_is_over():
+    assert claimable(JobStatus.PENDING, NOW, None, NOW)
+    assert not claimable(JobStatus.PENDING, NOW + timedelta(seconds=1), None, NOW)
 
 
 def test_running_work_is_claimable_only_after_its_lease_ran_out():
-    assert not claimable(JobStatus.RUNNING, NOW + timedelta(seconds=1), NOW)
-    assert claimable(JobStatus.RUNNING, NOW, NOW)
-    assert not claimable(JobStatus.COMPLETED, NOW - timedelta(hours=1), NOW)
+    assert not claimable(JobStatus.RUNNING, NOW, NOW + timedelta(seconds=1), NOW)
+    assert claimable(JobStatus.RUNNING, NOW, NOW, NOW)
+    assert not claimable(JobStatus.COMPLETED, NOW, NOW - timedelta(hours=1), NOW)
 
 
 def claim(token=3, owner="w1"):

@@ -87,10 +87,11 @@ def lease_expiry(now: datetime, seconds: float) -> datetime:
     return now + timedelta(seconds=seconds)
 
 
-def claimable(status: JobStatus, lease_expires_at: datetime | None, now: datetime) -> bool:
-    """Pending work, or running work whose owner's lease has run out."""
+def claimable(status: JobStatus, run_after: datetime, lease_expires_at: datetime | None,
+              now: datetime) -> bool:
+    """Pending work whose backoff is over, or running work whose owner's lease ran out."""
     if status is JobStatus.PENDING:
-        return True
+        return run_after <= now
     return status is JobStatus.RUNNING and lease_expires_at is not None and lease_expires_at <= now
 
 
@@ -98,8 +99,8 @@ def may_publish(claim: Claim, *, current_owner: str | None, current_token: int,
                 status: JobStatus, lease_expires_at: datetime | None, now: datetime) -> bool:
     """Publish only while holding the lease with the current fencing token.
 
-    The database applies the same rule in one conditional UPDATE; this function is the
-    rule's statement in plain Python (and what the in-memory job table uses).
+    The database applies the same rule in one conditional UPDATE (adapters/db/jobs.py);
+    tests/integration/test_rules_in_sql.py checks that the two agree on every state.
     """
     return (status is JobStatus.RUNNING
             and current_owner == claim.owner

@@ -15,7 +15,6 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
 
 WRITE = "ledgerline_write"
 
@@ -66,10 +65,6 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
         with conn.begin():
             yield conn
 
-
-def is_disconnect(exc: BaseException) -> bool:
-    return isinstance(exc, (OperationalError, DBAPIError)) and (
-        getattr(exc, "connection_invalidated", False) or isinstance(exc, OperationalError))
 
 
 def sqlite_path(url: str) -> str | None:

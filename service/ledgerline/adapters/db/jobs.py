@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import Connection, and_, or_, select, update
 
-from ...domain.jobs import CacheOutcome, Claim, JobStatus
+from ...domain.jobs import CacheOutcome, Claim, JobStatus, lease_expiry
 from .engine import insert_for
 from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
 
@@ -115,7 +115,9 @@ def record_blob(conn: Connection, account: str, content_hash: str, storage_key: 
 # --- workers ------------------------------------------------------------------------
 
 def _fenced(claim: Claim, now: datetime):
-    """The job is still ours: running, our owner name, our token, lease not run out."""
+    """The job is still ours: running, our owner name, our token, lease not run out.
+
+    domain.jobs.may_publish in SQL; tests/integration/test_rules_in_sql.py holds them equal."""
     return and_(jobs.c.id == claim.job_id, jobs.c.status == RUNNING,
                 jobs.c.lease_owner == claim.owner, jobs.c.fencing_token == claim.token,
                 jobs.c.lease_expires_at > now)
@@ -127,7 +129,7 @@ def claim_next(conn: Connection, owner: str, now: datetime, lease_seconds: float
     PostgreSQL skips rows other workers hold (FOR UPDATE SKIP LOCKED); SQLite has no row
     locks and needs none: its single writer serialises claims.
     """
-    expires = now + timedelta(seconds=lease_seconds)
+    expires = lease_expiry(now, lease_seconds)
     candidate = (
         select(jobs.c.id)
         .where(jobs.c.leader_id.is_(None),
@@ -170,7 +172,7 @@ def _mark_abandoned_calls(conn: Connection, job_id: str, token: int) -> None:
 
 
 def renew(conn: Connection, claim: Claim, now: datetime, lease_seconds: float) -> Claim | None:
-    expires = now + timedelta(seconds=lease_seconds)
+    expires = lease_expiry(now, lease_seconds)
     done = conn.execute(update(jobs).where(_fenced(claim, now))
                         .values(lease_expires_at=expires, updated_at=now)).rowcount
     return Claim(claim.job_id, claim.owner, claim.token, expires) if done else None
