@@ -64,7 +64,7 @@ class Run:
     def throughput(self) -> float:
         return len(self.latencies) / self.wall
 
-    def merge(self, other: "Run") -> "Run":
+    def merge(self, other: Run) -> Run:
         statuses = dict(self.statuses)
         for code, n in other.statuses.items():
             statuses[code] = statuses.get(code, 0) + n

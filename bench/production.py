@@ -36,15 +36,17 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 
 import requests  # noqa: E402
+from bench.load import Connection, hammer  # noqa: E402
+from tests.production.cluster import Cluster, Proc, cluster, text_layer_pdfs, variant  # noqa: E402
+from tests.servers import free_port, postgres_server, seaweed_s3_server  # noqa: E402
 
-from bench.load import Connection, Run, hammer  # noqa: E402
 from ledgerline.adapters.db import jobs as job_table  # noqa: E402
 from ledgerline.adapters.db.accounts import create_key  # noqa: E402
 from ledgerline.adapters.db.engine import transaction  # noqa: E402
@@ -53,9 +55,6 @@ from ledgerline.adapters.extractor import PdfExtractor  # noqa: E402
 from ledgerline.bootstrap import utcnow  # noqa: E402
 from ledgerline.domain.identity import Role  # noqa: E402
 from ledgerline.domain.jobs import CacheOutcome  # noqa: E402
-from tests.production.cluster import (Cluster, Proc, cluster, text_layer_pdfs,  # noqa: E402
-                                      variant)
-from tests.servers import free_port, postgres_server, seaweed_s3_server  # noqa: E402
 
 BUCKET = "ledgerline-bench"
 TEMPLATE = "bench_template"
@@ -214,7 +213,7 @@ def phases_of(c: Cluster, invoice_id: str, sent_at: float, answered_at: float) -
         if isinstance(value, str):
             value = datetime.fromisoformat(value)
         if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
+            value = value.replace(tzinfo=UTC)
         return value.timestamp()
 
     created, started, ended, finished = (ts(row.created_at), ts(row.started_at), ts(row.ended),
@@ -411,7 +410,7 @@ def bench_replay(pg, s3, work: Path, quick: bool) -> dict:
         calls = c.scalar("SELECT count(*) FROM model_calls")
         published = c.scalar("SELECT count(*) FROM model_calls WHERE outcome = 'published'")
         outcomes = dict(c.sql("SELECT outcome, count(*) FROM jobs GROUP BY outcome"))
-        day = datetime.now(timezone.utc).date().isoformat()
+        day = datetime.now(UTC).date().isoformat()
         report = requests.get(f"{c.base}/v1/reports/duplicates", params={"day": day},
                               headers={"Authorization": f"Bearer {operator}"}, timeout=60).json()
     return {
@@ -449,8 +448,8 @@ def render(results: dict) -> str:
             (f"cache-hit upload, throughput ({h['clients']} clients, {h['api_processes']} procs)",
              f"{h['service_rps']:.0f} req/s", f"{h['baseline_rps']:.0f} req/s",
              f"{h['throughput_ratio']:.2f}x (goal >= 0.75x)"),
-            ("  object writes / model calls during the hit run", f"{h['object_writes']} / "
-             f"{h['model_calls']}", f"{h['service_requests']} uploads", ""),
+            ("  object writes / model calls during the hit run",
+             f"{h['object_writes']} / {h['model_calls']}", f"{h['service_requests']} uploads", ""),
         ]
     if "miss" in results:
         for shape, label in (("embedded", "embedded default"), ("production", "PG + S3")):
@@ -462,8 +461,8 @@ def render(results: dict) -> str:
             phases = ", ".join(f"{k.replace('_', ' ')} {v:.0f}" for k, v in m["phases_ms"].items())
             rows.append((f"  where it went ({label}), median ms", phases,
                          "model call = the sandboxed extraction, as the worker timed it",
-                         f"+{m['service_ms'] - m['phases_ms']['model_call']:.0f} ms around "
-                         "the model call"))
+                         (f"+{m['service_ms'] - m['phases_ms']['model_call']:.0f} ms around "
+                          "the model call")))
     if "queue" in results:
         q = results["queue"]
         steps = ", ".join(f"{k} {v:.2f}" for k, v in q["steps_ms"].items())
@@ -525,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
     # SIGTERM unwinds like Ctrl-C, so that every server and process started here is stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    print(f"# Ledgerline production shape, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    print(f"# Ledgerline production shape, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(machine(), flush=True)
     results: dict = {}
     work = Path(tempfile.mkdtemp(prefix="ledgerline-bench-"))

@@ -91,8 +91,8 @@ def test_s3_down_refuses_uploads_with_503_and_service_resumes_when_it_returns(
 
     own_s3.stop()
     worker.signal(signal.SIGCONT)
-    refusals = [timed(lambda: c.upload(variant(pdfs[2], f"outage-{i}"),
-                                       **{"Idempotency-Key": f'"outage-{i}"'}))
+    refusals = [timed(lambda i=i: c.upload(variant(pdfs[2], f"outage-{i}"),
+                                           **{"Idempotency-Key": f'"outage-{i}"'}))
                 for i in range(4)]
     ready, ready_took = timed(lambda: readyz(c))
 

@@ -33,7 +33,7 @@ class NewJobListener(threading.Thread):
 
     @classmethod
     def start_for(cls, engine: Engine, wake: threading.Event,
-                  stop: threading.Event) -> "NewJobListener | None":
+                  stop: threading.Event) -> NewJobListener | None:
         if engine.dialect.name != "postgresql":
             return None
         listener = cls(engine, wake, stop)
