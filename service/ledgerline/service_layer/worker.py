@@ -10,6 +10,7 @@ import os
 import socket
 import tempfile
 import threading
+import time
 import uuid
 from datetime import timedelta
 
@@ -157,10 +158,9 @@ class Worker:
                 self._backoff = STORAGE_BACKOFF_SECONDS
                 return self._retry_later(job, "storage_unavailable", str(exc))
 
-            with transaction(services.engine, write=True) as conn:
-                call_id = job_table.start_call(
-                    conn, operation=OPERATION, job=job, request_hash=job.cache_key,
-                    cost=services.settings.price_per_call, now=services.clock())
+            call_id = self._write(lambda conn: job_table.start_call(
+                conn, operation=OPERATION, job=job, request_hash=job.cache_key,
+                cost=services.settings.price_per_call, now=services.clock()))
             metrics.model_call_started(services.settings.price_per_call)
             try:
                 document = metrics.timed_extraction(services.extractor.extract, tmp.name,
@@ -176,9 +176,9 @@ class Worker:
                 self._end_call(call_id, "failed")
                 return self._finish_failed(job, "extraction_error", type(exc).__name__)
         ended = services.clock()
-        with transaction(services.engine, write=True) as conn:
-            published = job_table.publish(conn, job, document, services.clock(),
-                                          record_in_cache=services.settings.cache_mode.records_results)
+        published = self._write(lambda conn: job_table.publish(
+            conn, job, document, services.clock(),
+            record_in_cache=services.settings.cache_mode.records_results))
         self._end_call(call_id, "published" if published else "discarded", ended)
         if not published:
             metrics.PUBLISHES_REJECTED.inc()
@@ -187,8 +187,26 @@ class Worker:
 
     def _end_call(self, call_id: int, outcome: str, at=None) -> None:
         metrics.MODEL_CALLS.labels(outcome).inc()
-        with transaction(self.services.engine, write=True) as conn:
-            job_table.finish_call(conn, call_id, outcome, at or self.services.clock())
+        self._write(lambda conn: job_table.finish_call(conn, call_id, outcome,
+                                                       at or self.services.clock()))
+
+    def _write(self, action):
+        """One short write transaction, retried through a database restart for up to a lease:
+        an extraction already paid for is worth publishing, and the fencing token makes a
+        write that comes too late harmless."""
+        deadline = time.monotonic() + self.services.settings.lease_seconds
+        delay = 0.1
+        while True:
+            try:
+                with transaction(self.services.engine, write=True) as conn:
+                    return action(conn)
+            except OperationalError as exc:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning("worker %s: database unavailable (%s); retrying a write",
+                            self.name, type(exc.orig).__name__)
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
 
     def _hand_back(self, job) -> None:
         now = self.services.clock()
