@@ -28,6 +28,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -528,15 +529,20 @@ def main(argv: list[str] | None = None) -> int:
     print(machine(), flush=True)
     results: dict = {}
     work = Path(tempfile.mkdtemp(prefix="ledgerline-bench-"))
-    with postgres_server() as pg, seaweed_s3_server() as s3:
-        s3.create_bucket(BUCKET)
-        upgrade(pg.create_database(TEMPLATE))
-        for name in chosen:
-            started = time.perf_counter()
-            print(f"... {name}", file=sys.stderr, flush=True)
-            results[name] = benches[name](pg, s3, work, args.quick)
-            print(f"... {name} done in {time.perf_counter() - started:.0f} s", file=sys.stderr,
-                  flush=True)
+    try:
+        with postgres_server() as pg, seaweed_s3_server() as s3:
+            s3.create_bucket(BUCKET)
+            upgrade(pg.create_database(TEMPLATE))
+            for name in chosen:
+                started = time.perf_counter()
+                print(f"... {name}", file=sys.stderr, flush=True)
+                results[name] = benches[name](pg, s3, work, args.quick)
+                print(f"... {name} done in {time.perf_counter() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+    except BaseException:
+        print(f"logs of the processes are kept in {work}", file=sys.stderr)
+        raise
+    shutil.rmtree(work, ignore_errors=True)
     print(render(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, default=str))
