@@ -117,7 +117,7 @@ def test_the_limits_are_read_from_the_environment():
     assert SandboxLimits.from_settings(settings) == SandboxLimits(
         timeout_seconds=7.5, memory_mb=300, max_pages=12, max_decompressed_mb=34)
     defaults = SandboxLimits.from_settings(Settings.from_env({}))
-    assert dataclasses.astuple(defaults)[:4] == (60.0, 1024, 500, 200)
+    assert dataclasses.astuple(defaults)[:4] == (60.0, 1024, 200, 200)
 
 
 def test_the_sandbox_is_the_default_extractor(tmp_path):
