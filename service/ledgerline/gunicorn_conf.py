@@ -26,26 +26,29 @@ logger_class = "ledgerline.access_log.RedactingLogger"  # never logs API keys
 errorlog = "-"
 loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
 
-_stop = threading.Event()
-
-
 def post_worker_init(worker):
     if os.environ.get("LEDGERLINE_EMBEDDED_WORKER") != "1":
         return
-    from ledgerline.service_layer.worker import Worker
+    from ledgerline.service_layer.worker import Shutdown, Worker
 
     services = worker.wsgi.extensions["ledgerline"]
-    thread = threading.Thread(target=Worker(services).run, args=(_stop,),
+    # On shutdown the embedded worker may finish its job for half of gunicorn's graceful
+    # timeout; then its extraction is cancelled and the job handed back (lease released)
+    # before gunicorn's own deadline kills the process.
+    shutdown = Shutdown(services.extractor, grace=worker.cfg.graceful_timeout / 2)
+    thread = threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
                               name="embedded-worker", daemon=True)
     thread.start()
-    worker._ledgerline_worker = thread
+    worker._ledgerline_worker = (thread, shutdown)
 
 
 def worker_exit(server, worker):
-    _stop.set()
-    thread = getattr(worker, "_ledgerline_worker", None)
-    if thread is not None:
+    embedded = getattr(worker, "_ledgerline_worker", None)
+    if embedded is not None:
+        thread, shutdown = embedded
+        shutdown.request()
         thread.join(timeout=graceful_timeout)
+        shutdown.done()
 
 
 def child_exit(server, worker):

@@ -121,18 +121,19 @@ class Cluster:
     def _spawn(self, name: str, *args: str, env: dict | None = None) -> Proc:
         log_path = self.workdir / f"{name}.log"
         with open(log_path, "ab") as log:
-            popen = subprocess.Popen([str(BIN / "ledgerline"), *args], env=env or self.env,
+            popen = subprocess.Popen([str(BIN / "ledgerline"), *args], env={**self.env, **(env or {})},
                                      stdout=log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
         return Proc(name, popen, log_path)
 
-    def start_api(self, processes: int = 4, *extra: str, embedded_worker: bool = False) -> str:
+    def start_api(self, processes: int = 4, *extra: str, embedded_worker: bool = False,
+                  env: dict | None = None) -> str:
         """`ledgerline serve`; production shape (no embedded worker) unless asked."""
         port = free_port()
         if not embedded_worker:
             extra = ("--no-embedded-worker", *extra)
         self.api = self._spawn("api", "serve", "--host", "127.0.0.1", "--port", str(port),
-                               "--workers", str(processes), *extra)
+                               "--workers", str(processes), *extra, env=env)
         self.base = f"http://127.0.0.1:{port}"
         self._wait_ready(processes)
         return self.base

@@ -148,3 +148,18 @@ def test_sigterm_past_the_grace_period_hands_the_job_back_at_once(production, lo
         (pid, 1, "cancelled"), (successor.pid, 2, "published")]
     invoice = production.get(f"/v1/accounts/acme/invoices/{invoice_id}").json()
     assert invoice["status"] == "completed"
+
+
+def test_sigterm_to_serve_hands_back_the_embedded_workers_job(production, long_pdf):
+    production.start_api(1, embedded_worker=True, env={"GUNICORN_CMD_ARGS": "--graceful-timeout 2"})
+    invoice_id, job_id, pid = extracting(production, long_pdf)
+    assert pid in production.api_pids()  # the extraction runs inside the API process
+
+    production.api.signal(signal.SIGTERM)
+    assert production.api.wait(30) is not None
+    job = production.sql("SELECT * FROM jobs WHERE id = :id", id=job_id)[0]
+    assert (job.status, job.lease_owner, job.lease_expires_at) == ("pending", None, None)
+    assert production.model_calls()[0].outcome == "cancelled"
+
+    production.start_worker()
+    assert production.wait_for_job(job_id, "completed", timeout=90).fencing_token == 2
