@@ -3,6 +3,7 @@ always available; the production backend (PostgreSQL + SeaweedFS S3) is started 
 session on loopback, with a database cloned from a migrated template for every test."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import uuid
@@ -24,21 +25,34 @@ BUCKET = "ledgerline-test"
 TEMPLATE_DB = "ledgerline_template"
 
 
-@pytest.fixture(scope="session")
-def pg_server():
+@contextlib.contextmanager
+def migrated_postgres(template: str = TEMPLATE_DB):
+    """A PostgreSQL server with a migrated template database to clone per test."""
     from tests.servers import postgres_server
 
     with postgres_server() as pg:
-        upgrade(pg.create_database(TEMPLATE_DB))
+        upgrade(pg.create_database(template))
+        yield pg
+
+
+@contextlib.contextmanager
+def s3_with_bucket(bucket: str = BUCKET):
+    from tests.servers import seaweed_s3_server
+
+    with seaweed_s3_server() as s3:
+        s3.create_bucket(bucket)
+        yield s3
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    with migrated_postgres() as pg:
         yield pg
 
 
 @pytest.fixture(scope="session")
 def s3_server():
-    from tests.servers import seaweed_s3_server
-
-    with seaweed_s3_server() as s3:
-        s3.create_bucket(BUCKET)
+    with s3_with_bucket() as s3:
         yield s3
 
 

@@ -13,10 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from ledgerline.adapters.db.migrate import upgrade
+from tests.conftest import migrated_postgres, s3_with_bucket
 from tests.production.cluster import cluster, text_layer_pdfs, variant
 from tests.production.conftest import LEASE_SECONDS
-from tests.servers import postgres_server, seaweed_s3_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -26,15 +25,13 @@ TEMPLATE = "outage_template"
 
 @pytest.fixture(scope="module")
 def own_pg():
-    with postgres_server() as pg:
-        upgrade(pg.create_database(TEMPLATE))
+    with migrated_postgres(TEMPLATE) as pg:
         yield pg
 
 
 @pytest.fixture(scope="module")
 def own_s3():
-    with seaweed_s3_server() as s3:
-        s3.create_bucket(BUCKET)
+    with s3_with_bucket(BUCKET) as s3:
         yield s3
 
 
