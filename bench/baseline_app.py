@@ -12,8 +12,6 @@ This is a benchmark fixture, never one of the service's routes.
 """
 from __future__ import annotations
 
-import hashlib
-
 from flask import Flask, jsonify, request
 
 from ledgerline.adapters.storage import open_store, original_key
@@ -30,15 +28,7 @@ def store_file(account: str):
     spooled = spool(request.stream, settings.max_upload_bytes, settings.spool_dir)
     try:
         key = original_key(account, spooled.content_hash)
-        store.put_file(key, spooled.path, _sha256(spooled.path))
+        store.put_file(key, spooled.path, spooled.sha256())
     finally:
         spooled.discard()
     return jsonify({"content_hash": spooled.content_hash, "key": key}), 201
-
-
-def _sha256(path: str) -> bytes:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.digest()

@@ -362,3 +362,14 @@ def build_long_pdf(dest: Path, pages: int) -> Path:
 def variant(pdf: bytes, tag: str) -> bytes:
     """Distinct bytes that are still the same valid PDF (a comment after %%EOF)."""
     return pdf + f"\n% ledgerline-variant {tag}\n".encode()
+
+
+def wait_for(condition, what: str, timeout: float = 60):
+    """Poll `condition` until it returns something true; return that, or fail saying what."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

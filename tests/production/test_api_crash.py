@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from tests.production.cluster import open_connections, text_layer_pdfs, variant
+from tests.production.cluster import open_connections, text_layer_pdfs, variant, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -76,7 +76,8 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
     assert production.orphans() == []
 
     # The master replaced the dead process; the service never went away.
-    wait_until(lambda: len(production.api_pids()) == 4 and victim not in production.api_pids())
+    wait_for(lambda: len(production.api_pids()) == 4 and victim not in production.api_pids(),
+             "the killed API process to be replaced", timeout=30)
 
     # A client retry with the same key returns the original invoice, or records it now.
     for i in range(UPLOADS):
@@ -104,9 +105,3 @@ def busiest(pids: list[int], port: int, timeout: float = 10) -> int:
         time.sleep(0.01)
     raise AssertionError("no API process had an upload in flight")
 
-
-def wait_until(condition, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from tests.conftest import migrated_postgres, s3_with_bucket
-from tests.production.cluster import cluster, text_layer_pdfs, variant
+from tests.production.cluster import cluster, text_layer_pdfs, variant, wait_for
 from tests.production.conftest import LEASE_SECONDS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -62,15 +62,6 @@ def timed(fn):
     return result, time.monotonic() - started
 
 
-def wait_until(condition, what: str, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with_value = condition()
-        if with_value:
-            return with_value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
 
 def test_s3_down_refuses_uploads_with_503_and_service_resumes_when_it_returns(
         outage_cluster, own_s3):
@@ -103,7 +94,7 @@ def test_s3_down_refuses_uploads_with_503_and_service_resumes_when_it_returns(
 
     time.sleep(2 * float(LEASE_SECONDS))  # the worker meets the outage too, and must not give up
     own_s3.start()
-    wait_until(lambda: readyz(c).status_code == 200, "readiness after S3 returned")
+    wait_for(lambda: readyz(c).status_code == 200, "readiness after S3 returned")
     retry = c.upload(variant(pdfs[2], "outage-0"), Prefer="wait=30",
                      **{"Idempotency-Key": '"outage-0"'})
     assert retry.status_code == 201, retry.text  # accepted now, not a replay of a refusal
@@ -124,7 +115,7 @@ def test_postgres_restarted_mid_load_every_accepted_job_completes(outage_cluster
     # A long extraction in progress when the database goes: its worker must ride it out.
     long_job = c.job_of(c.upload(long_pdf).json()["id"]).id
     c.wait_for_owner(long_job)
-    wait_until(lambda: c.sql("SELECT 1 FROM model_calls WHERE job_id = :id", id=long_job),
+    wait_for(lambda: c.sql("SELECT 1 FROM model_calls WHERE job_id = :id", id=long_job),
                "the long extraction to start")
     sources = [p.read_bytes() for p in text_layer_pdfs()[:8]]
     total = 40
@@ -195,5 +186,5 @@ def test_a_hung_s3_turns_into_503_within_seconds(outage_cluster, own_s3):
     assert ready.status_code == 503 and ready_took < 8, ready_took
     assert refused.status_code == 503 and refused_took < 30, refused_took
     assert counts(c) == before
-    wait_until(lambda: readyz(c).status_code == 200, "readiness after S3 resumed")
+    wait_for(lambda: readyz(c).status_code == 200, "readiness after S3 resumed")
     assert c.upload(variant(pdf, "hung")).status_code == 202  # accepted again (no worker here)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.production.cluster import owner_pid
+from tests.production.cluster import owner_pid, wait_for
 from tests.production.conftest import LEASE_SECONDS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -33,15 +33,6 @@ def extracting(production, long_pdf: bytes):
         "the model call to start")
     return response.json()["id"], job.id, pid
 
-
-def wait_for(condition, what: str, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def settled_calls(production) -> list:

@@ -5,7 +5,6 @@ record that points at it is committed, so a record never names a missing object.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -94,7 +93,7 @@ def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int]
             return None
     key = original_key(account, spooled.content_hash)
     try:
-        services.store.put_file(key, spooled.path, _sha256(spooled.path))
+        services.store.put_file(key, spooled.path, spooled.sha256())
     except StorageUnavailable as exc:
         raise Unavailable("storage is unavailable; nothing was accepted") from exc
     return key, spooled.size
@@ -148,11 +147,3 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
             would_be = would_be or CacheOutcome.HIT.value
     return insert(CacheOutcome.MISS, joinable=mode.joins_in_flight,
                   would_be=metrics.count_would_be(would_be))
-
-
-def _sha256(path: str) -> bytes:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.digest()

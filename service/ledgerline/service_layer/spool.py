@@ -1,6 +1,7 @@
 """Stream an upload to a temporary file, hashing it and enforcing the size cap mid-read."""
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -20,6 +21,14 @@ class Spooled:
     path: str
     size: int
     content_hash: str  # "blake3:<hex>"
+
+    def sha256(self) -> bytes:
+        """The SHA-256 the object store verifies; computed only when the bytes are written."""
+        digest = hashlib.sha256()
+        with open(self.path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+        return digest.digest()
 
     def discard(self) -> None:
         try:
