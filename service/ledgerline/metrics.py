@@ -25,19 +25,15 @@ PUBLISHES_REJECTED = Counter("ledgerline_publishes_rejected_total",
 
 
 def count_upload(upload):
-    """Count an accepted upload by cache outcome (or as a replay); returns it unchanged."""
+    """Count an accepted (committed) upload by cache outcome, or as a replay; returns it."""
     if upload.replayed:
         UPLOADS.labels("replayed").inc()
     else:
         UPLOADS.labels(upload.outcome.value).inc()
         CACHE.labels(upload.outcome.value).inc()
+        if upload.would_be:
+            CACHE_WOULD_BE.labels(upload.would_be).inc()
     return upload
-
-
-def count_would_be(would_be: str | None) -> str | None:
-    if would_be:
-        CACHE_WOULD_BE.labels(would_be).inc()
-    return would_be
 
 
 def model_call_started(cost) -> None:

@@ -29,6 +29,7 @@ class Upload:
     job_id: str
     outcome: CacheOutcome | None  # None for an idempotent replay
     replayed: bool
+    would_be: str | None = None   # shadow mode: what the cache would have done
 
 
 def upload(services, caller: Caller, account: str, body: BinaryIO, *,
@@ -121,11 +122,12 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
     if new_blob:
         job_table.record_blob(conn, job.account, job.content_hash, *new_blob, now)
 
-    def insert(outcome, **kw):
-        job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now, **kw)
+    def insert(outcome, would_be=None, **kw):
+        job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now,
+                                                  would_be=would_be, **kw)
         if outcome in (CacheOutcome.MISS, CacheOutcome.BYPASS):  # work for a worker
             announce_new_job(conn)
-        return Upload(invoice_id, job_id, outcome, False)
+        return Upload(invoice_id, job_id, outcome, False, would_be)
 
     if job.fresh:
         return insert(CacheOutcome.BYPASS)
@@ -145,5 +147,4 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
             if mode.serves_results:
                 return insert(CacheOutcome.HIT, result_id=result_id)
             would_be = would_be or CacheOutcome.HIT.value
-    return insert(CacheOutcome.MISS, joinable=mode.joins_in_flight,
-                  would_be=metrics.count_would_be(would_be))
+    return insert(CacheOutcome.MISS, would_be=would_be, joinable=mode.joins_in_flight)
