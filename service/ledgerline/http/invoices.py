@@ -56,8 +56,6 @@ def create_invoice(account: str):
     wait = headers.prefer_wait(request.headers.get("Prefer"))
     result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
                     fresh=fresh)
-    if result.outcome is not None and result.outcome.value in ("miss", "bypass"):
-        services.work_available.set()
     invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
@@ -90,22 +88,30 @@ def _body_stream(services):
 
 
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
-    """Poll for the result. Every poll is one indexed read; a typical extraction ends within a
-    second, so poll often enough that the answer follows it closely (a coarse backoff alone
-    used to add 100+ ms to every miss), and back off once the wait is a long one. A worker in
-    this process (the embedded default) wakes the wait as soon as it ends a job."""
+    """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
+    read. Otherwise poll only the status, often enough that the answer follows the result
+    closely (a coarse backoff alone used to add 100+ ms to every miss), backing off once the
+    wait is a long one; a worker in this process (the embedded default) wakes the wait as soon
+    as it ends a job. Then read the whole invoice once."""
+    with transaction(services.engine, write=False) as conn:
+        invoice = reads.get_invoice(conn, caller, account, invoice_id)
+    if JobStatus(invoice["status"]).finished or seconds <= 0:
+        return invoice
     started = time.monotonic()
     deadline = started + seconds
     delay = 0.005
     while True:
-        with transaction(services.engine, write=False) as conn:
-            invoice = reads.get_invoice(conn, caller, account, invoice_id)
         now = time.monotonic()
-        if JobStatus(invoice["status"]).finished or now >= deadline:
-            return invoice
+        if now >= deadline:
+            break
         with services.job_finished:
-            services.job_finished.wait(min(delay, max(0.0, deadline - now)))
+            services.job_finished.wait(min(delay, deadline - now))
         delay = min(delay * 2, 0.025 if now - started < 2 else 0.1)
+        with transaction(services.engine, write=False) as conn:
+            if JobStatus(reads.invoice_status(conn, caller, account, invoice_id)).finished:
+                break
+    with transaction(services.engine, write=False) as conn:
+        return reads.get_invoice(conn, caller, account, invoice_id)
 
 
 @bp.get("/v1/accounts/<account>/invoices/<invoice_id>")

@@ -37,10 +37,12 @@ def upload(services, caller: Caller, account: str, body: BinaryIO, *,
     authorise_upload(caller, account)
     spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir)
     try:
-        return metrics.count_upload(_accept(services, caller, account, spooled,
-                                            idempotency_key, fresh))
+        accepted = _accept(services, caller, account, spooled, idempotency_key, fresh)
     finally:
         spooled.discard()
+    if accepted.outcome in (CacheOutcome.MISS, CacheOutcome.BYPASS):
+        services.work_available.set()  # an embedded worker in this process starts at once
+    return metrics.count_upload(accepted)
 
 
 def authorise_upload(caller: Caller, account: str) -> None:

@@ -87,6 +87,18 @@ def _summary(row) -> Summary:
                    gross_total=row.gross_total, issue_date=row.issue_date)
 
 
+def invoice_status(conn: Connection, caller: Caller, account: str, invoice_id: str) -> str | None:
+    """Only the status (the leader's, for a joined upload): what a waiting request polls."""
+    if not caller.can_enter(account):
+        return None
+    return conn.execute(
+        select(_status)
+        .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
+                     .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
+        .where(_visible(caller, account), invoices.c.id == invoice_id)
+    ).scalar()
+
+
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter) -> list[dict]:
     if not caller.can_enter(account):
         return []
