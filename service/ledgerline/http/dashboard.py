@@ -34,13 +34,17 @@ def _services():
     return current_app.extensions["ledgerline"]
 
 
-def _operator_from_cookie():
-    secret = request.cookies.get(COOKIE)
+def _operator(secret: str | None):
+    """The operator this key belongs to; None for no key, an unknown one or another role."""
     if not secret:
         return None
     with transaction(_services().engine, write=False) as conn:
         caller = caller_for_key(conn, secret)
     return caller if caller is not None and caller.is_operator() else None
+
+
+def _operator_from_cookie():
+    return _operator(request.cookies.get(COOKIE))
 
 
 @bp.get("/dashboard")
@@ -75,11 +79,7 @@ def dashboard():
 def login():
     _same_origin()
     secret = (request.form.get("key") or "").strip()
-    caller = None
-    if secret:
-        with transaction(_services().engine, write=False) as conn:
-            caller = caller_for_key(conn, secret)
-    if caller is None or not caller.is_operator():
+    if _operator(secret) is None:
         return _html(_page(LOGIN, error="That key is not an operator key."), 401)
     resp = redirect("/dashboard", code=303)
     resp.set_cookie(COOKIE, secret, max_age=SESSION_SECONDS, path=COOKIE_PATH, secure=True,
