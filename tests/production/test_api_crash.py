@@ -65,7 +65,8 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
                     if isinstance(r, requests.Response) and 200 <= r.status_code < 300}
     lost = {i: r for i, r in answers.items() if i not in acknowledged}
     assert lost, "the kill hit no upload in flight; nothing was tested"
-    assert all(isinstance(r, requests.ConnectionError) or r.status_code >= 500
+    # A connection cut mid-answer surfaces as any transport error (reset, truncated chunked body).
+    assert all(isinstance(r, requests.RequestException) or r.status_code >= 500
                for r in lost.values()), lost
 
     # Everything acknowledged is recorded, and its original is in the object store.
