@@ -14,7 +14,8 @@ from tests.e2e.service import BIN
 
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / "ledgerline"), "sample-invoice", *args], capture_output=True,
-                          env=dict(os.environ), timeout=120, stdin=subprocess.DEVNULL)
+                          env=dict(os.environ), timeout=120, stdin=subprocess.DEVNULL,
+                          check=False)
 
 
 def test_stdout_is_the_pdf_and_stderr_its_expected_fields():

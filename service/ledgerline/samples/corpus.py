@@ -51,9 +51,8 @@ def write_corpus(out: Path, count: int, seed: int, langs, templates, *, scan_var
                                    {**truth, "_scan": scan_info(result)}, variant))
     with open(out / "MANIFEST.tsv", "w", encoding="utf-8") as fh:
         fh.write("file\tseed\tlang\tcountry\ttemplate\tvariant\tpages\tfeatures\n")
-        for r in rows:
-            fh.write("\t".join(str(r[k]) for k in ("file", "seed", "lang", "country", "template",
-                                                   "variant", "pages", "features")) + "\n")
+        fh.writelines("\t".join(str(r[k]) for k in ("file", "seed", "lang", "country", "template",
+                                                   "variant", "pages", "features")) + "\n" for r in rows)
     return rows
 
 

@@ -33,7 +33,7 @@ def _font_dir(package: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "files"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def register(family: str) -> tuple[str, str, str]:
     """Register ``family`` with reportlab; returns (regular, bold, italic) font names."""
     package, *files = FAMILIES[family]

@@ -46,7 +46,7 @@ P_LETTER_SUFFIX = 0.1      # "12a"
 P_FLAT_NUMBER = 0.25       # Polish and Czech "12/4"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _faker(locale: str) -> Faker:
     return Faker(locale)
 

@@ -112,7 +112,7 @@ def _perspective(image: Image.Image, amount: float, seed: int, fill) -> Image.Im
     """Pull the corners in by up to ``amount`` of the width, like a hand-held camera."""
     rng = random.Random(seed)
     w, h = image.size
-    dx = lambda: rng.uniform(0, amount) * w  # noqa: E731 - a small local helper
+    dx = lambda: rng.uniform(0, amount) * w
     src = [(dx(), dx()), (w - dx(), dx()), (w - dx(), h - dx()), (dx(), h - dx())]
     dst = [(0, 0), (w, 0), (w, h), (0, h)]
     rows = []

@@ -13,12 +13,12 @@ from ledgerline.samples import generate
 SPACES = re.compile(r"\s+")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sample(seed: int, lang: str | None = None, template: str | None = None):
     return generate(seed, lang=lang, template=template)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def page_text(seed: int, lang: str | None = None, template: str | None = None) -> str:
     pdf, _ = sample(seed, lang, template)
     return squash(extract_text(io.BytesIO(pdf)))

@@ -78,9 +78,9 @@ def test_cash_rounding_lands_on_the_countrys_step():
 
 def test_compute_totals_by_hand():
     lines = [Line("a", Decimal(3), "pc", Decimal("19.99"), Decimal(19)),
-             Line("b", Decimal("2.5"), "h", Decimal("80"), Decimal(7), Decimal(10))]
+             Line("b", Decimal("2.5"), "h", Decimal(80), Decimal(7), Decimal(10))]
     t = compute_totals(lines, prices_include_vat=False, discount_pct=Decimal(5),
-                       prepaid=Decimal("50"), cash_step=Decimal("0.05"))
+                       prepaid=Decimal(50), cash_step=Decimal("0.05"))
     # 59.97 and 180.00; 5 % off each rate: 3.00 and 9.00; tax 19 % of 56.97 and 7 % of 171.00
     assert [r.base for r in t.tax_rows] == [Decimal("56.97"), Decimal("171.00")]
     assert [r.tax for r in t.tax_rows] == [Decimal("10.82"), Decimal("11.97")]

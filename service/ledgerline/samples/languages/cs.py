@@ -9,9 +9,9 @@ CZ = Country(
     legal_forms=("s.r.o.", "a.s.", "v.o.s.", "k.s."), bban="4n6n10n",
     date_patterns=("d. M. yyyy", "dd.MM.yyyy", "long", "d.M.yyyy"),
     registry=("IČO: {company_id}", "Spisová značka C {n5}",
-              "Společnost zapsaná v obchodním rejstříku vedeném Městským soudem v Praze, "
-              "oddíl C, vložka {n5}", "Zapsáno u Krajského soudu v Brně, oddíl C, vložka {n5}"),
-    cash_step=Decimal("1"),
+              ("Společnost zapsaná v obchodním rejstříku vedeném Městským soudem v Praze, "
+               "oddíl C, vložka {n5}"), "Zapsáno u Krajského soudu v Brně, oddíl C, vložka {n5}"),
+    cash_step=Decimal(1),
 )
 
 LANGUAGE = Language(

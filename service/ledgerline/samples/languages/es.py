@@ -6,8 +6,8 @@ ES = Country(
     code="ES", locale="es_ES", faker="es_ES", currency="EUR", vat_rates=rates("21", "10", "4"),
     legal_forms=("S.L.", "S.A.", "S.L.U.", "S. Coop."), bban="4n4n1n1n10n",
     date_patterns=("dd/MM/yyyy", "d/M/yyyy", "long", "dd-MM-yyyy"),
-    registry=("Inscrita en el Registro Mercantil de {city}, Tomo {n4}, Folio {n3}, "
-              "Hoja {letter}-{n6}", "Capital social: {capital} €"),
+    registry=(("Inscrita en el Registro Mercantil de {city}, Tomo {n4}, Folio {n3}, "
+               "Hoja {letter}-{n6}"), "Capital social: {capital} €"),
     address_style="street_comma_no",
 )
 

@@ -7,8 +7,8 @@ FR = Country(
     legal_forms=("SARL", "SAS", "SA", "EURL", "SASU", "SNC"), bban="5n5n11n2n",
     date_patterns=("dd/MM/yyyy", "long", "dd.MM.yyyy", "d MMM yyyy"),
     registry=("SIRET : {siret}", "RCS {city} {company_id}", "{form} au capital de {capital} €",
-              "En cas de retard de paiement, indemnité forfaitaire de 40 € pour frais de "
-              "recouvrement.", "Code APE {n4}Z"),
+              ("En cas de retard de paiement, indemnité forfaitaire de 40 € pour frais de "
+               "recouvrement."), "Code APE {n4}Z"),
     address_style="no_street",
 )
 

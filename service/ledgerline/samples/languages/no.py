@@ -9,7 +9,7 @@ NO = Country(
     legal_forms=("AS", "ASA", "ANS", "DA", "ENK"), bban="4n6n1n",
     date_patterns=("dd.MM.yyyy", "long", "d. MMM yyyy"),
     registry=("Foretaksregisteret", "Org.nr. {company_id}", "Daglig leder: {person}"),
-    cash_step=Decimal("1"),
+    cash_step=Decimal(1),
 )
 
 LANGUAGE = Language(

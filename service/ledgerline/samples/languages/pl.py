@@ -69,8 +69,8 @@ LANGUAGE = Language(
         "currency_note": ("Kwoty w {currency}.", "Waluta: {currency}"),
         "reverse_charge": ("Odwrotne obciążenie", "Odwrotne obciążenie - art. 17 ust. 1 ustawy o VAT"),
         "total_row": ('Razem',),
-        "signatures": ("Podpis osoby upoważnionej do wystawienia faktury|"
-                       "Podpis osoby upoważnionej do odbioru faktury",),
+        "signatures": (("Podpis osoby upoważnionej do wystawienia faktury|"
+                        "Podpis osoby upoważnionej do odbioru faktury"),),
         "place_of_issue": ("Miejsce wystawienia",),
     },
     units={"pc": ("szt.", "szt"), "h": ("godz.", "h"), "day": ("dzień", "dni"),

@@ -100,7 +100,7 @@ LANGUAGE = Language(
         Item("Assessoria jurídica", "h", 90, 250),
         Item("Azeite virgem extra 5 l", "pc", 25, 55, reduced=True),
     ),
-    invoice_numbers=('FT {y}/{seq4}', 'FT A/{seq4}', 'FR {y}/{seq3}', 'FT FT{y}/{seq3}'),
+    invoice_numbers=('FT {y}/{seq4}', 'FT A/{seq4}', 'FR {y}/{seq3}', 'FT {yy}A/{seq3}'),
     business=("Consultoria", "Construções", "Transportes", "Informática", "Instalações",
               "Comércio", "Serviços", "Engenharia", "Artes Gráficas", "Distribuição"),
     name_patterns=("{business} {surname} {form}", "{surname} & {surname2} {form}",

@@ -10,7 +10,7 @@ SE = Country(
     date_patterns=("yyyy-MM-dd", "long", "d MMM yyyy"),
     registry=("Org.nr {company_id}", "Innehar F-skattsedel", "Godkänd för F-skatt",
               "Styrelsens säte: {city}"),
-    cash_step=Decimal("1"),
+    cash_step=Decimal(1),
 )
 
 LANGUAGE = Language(

@@ -10,9 +10,20 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, kv_table, lines_table, meta_pairs, notes,
-                      paid_stamp, party_flowables, party_lines, small_print, totals_rows,
-                      totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    kv_table,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    party_flowables,
+    party_lines,
+    small_print,
+    totals_rows,
+    totals_table,
+)
 
 NEEDS = Needs(max_lines=8, p_ship_to=1.0)
 

@@ -8,8 +8,18 @@ from reportlab.lib import colors
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, line_columns, lines_table, meta_pairs, notes,
-                      paid_stamp, party_lines, registry_lines, tax_summary)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    line_columns,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    party_lines,
+    registry_lines,
+    tax_summary,
+)
 
 NEEDS = Needs(max_lines=7)
 BOXES_PER_ROW = 4

@@ -9,9 +9,21 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, footer, header_row_table, line_columns, lines_table,
-                      meta_pairs, notes, paid_stamp, party_flowables, registry_lines, small_print,
-                      tax_summary)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    footer,
+    header_row_table,
+    line_columns,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    party_flowables,
+    registry_lines,
+    small_print,
+    tax_summary,
+)
 
 NEEDS = Needs(max_lines=7)
 MAX_COLUMNS = 5

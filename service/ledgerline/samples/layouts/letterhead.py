@@ -9,9 +9,24 @@ from reportlab.lib import colors
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, draw_lines, footer, kv_table, line_columns,
-                      lines_table, meta_pairs, notes, paid_stamp, party_flowables, party_lines,
-                      registry_lines, small_print, totals_rows, totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    draw_lines,
+    footer,
+    kv_table,
+    line_columns,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    party_flowables,
+    party_lines,
+    registry_lines,
+    small_print,
+    totals_rows,
+    totals_table,
+)
 
 NEEDS = Needs(max_lines=8)
 

@@ -9,9 +9,22 @@ from reportlab.lib import colors
 from reportlab.platypus import PageBreak, Spacer
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, draw_lines, footer, kv_table, lines_table,
-                      meta_pairs, notes, party_flowables, party_lines, small_print, tax_summary,
-                      totals_rows, totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    draw_lines,
+    footer,
+    kv_table,
+    lines_table,
+    meta_pairs,
+    notes,
+    party_flowables,
+    party_lines,
+    small_print,
+    tax_summary,
+    totals_rows,
+    totals_table,
+)
 
 NEEDS = Needs(min_lines=30, max_lines=75, p_ship_to=0.1)
 FIRST_PAGE_ROWS = 20

@@ -8,8 +8,18 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.platypus import Spacer
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, kv_table, lines_table, meta_pairs, notes,
-                      paid_stamp, tax_summary, totals_rows, totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    kv_table,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    tax_summary,
+    totals_rows,
+    totals_table,
+)
 
 NEEDS = Needs(max_lines=6, p_inclusive=0.7, p_ship_to=0.0)
 COLUMN = 330

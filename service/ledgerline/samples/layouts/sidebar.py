@@ -8,9 +8,21 @@ from reportlab.lib import colors
 from reportlab.platypus import Frame, Spacer
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, kv_table, line_columns, lines_table, meta_pairs,
-                      notes, paid_stamp, party_flowables, registry_lines, small_print,
-                      totals_rows, totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    kv_table,
+    line_columns,
+    lines_table,
+    meta_pairs,
+    notes,
+    paid_stamp,
+    party_flowables,
+    registry_lines,
+    small_print,
+    totals_rows,
+    totals_table,
+)
 
 NEEDS = Needs(max_lines=6)
 SIDEBAR_WIDTH = 150

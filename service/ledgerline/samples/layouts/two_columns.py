@@ -10,9 +10,21 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.platypus import Spacer, Table, TableStyle
 
 from ..build import Needs
-from ..render import (bank_lines, build_pdf, deduction_rows, kv_table, line_columns, lines_table,
-                      notes, paid_stamp, party_flowables, registry_lines, small_print, tax_summary,
-                      totals_table)
+from ..render import (
+    bank_lines,
+    build_pdf,
+    deduction_rows,
+    kv_table,
+    line_columns,
+    lines_table,
+    notes,
+    paid_stamp,
+    party_flowables,
+    registry_lines,
+    small_print,
+    tax_summary,
+    totals_table,
+)
 
 NEEDS = Needs(max_lines=7, p_multi_rate=0.5, p_inclusive=0.0)
 
