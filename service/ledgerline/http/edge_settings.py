@@ -19,10 +19,10 @@ class EdgeSettings:
     # Seconds a request may take to deliver its whole body; then 408 and the connection closes.
     body_timeout_seconds: float = 120.0
     # Requests of one API key in flight at once, per API process; beyond it 429.
-    max_requests_per_key: int = 16
+    max_requests_per_key: int = 64
     # `Prefer: wait` holds of one API key at once, per API process; beyond it the upload
     # answers at once (202) without applying the preference.
-    max_waits_per_key: int = 4
+    max_waits_per_key: int = 32
     # Failed authentications a minute per client address, per API process; beyond it 429
     # before the key is even looked up. 0 turns the limit off.
     auth_failures_per_minute: int = 30
