@@ -76,8 +76,13 @@ def on_exit(server):
 def post_worker_init(worker):
     if os.environ.get("LEDGERLINE_EMBEDDED_WORKER") != "1":
         return
+    from multiprocessing import forkserver
+
     from ledgerline.service_layer.worker import Shutdown, Worker
 
+    # The sandbox's fork server preloads pdfminer for a fraction of a second; start it now,
+    # beside the event loop, so the first job does not wait for it on the loop.
+    forkserver.ensure_running()
     services = worker.wsgi.extensions["ledgerline"]
     # On shutdown the embedded worker may finish its job for half of gunicorn's graceful
     # timeout; then its extraction is cancelled and the job handed back (lease released)
