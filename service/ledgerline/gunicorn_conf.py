@@ -19,7 +19,7 @@ import threading
 from ledgerline.http.edge_settings import EdgeSettings
 
 EDGE = EdgeSettings.from_env()
-RUNTIME_PREFIX = "ledgerline-gunicorn-"
+RUNTIME_PREFIX = "ledgerline-gunicorn-"  # http/healthcheck.py looks for it
 RUNTIME_DIR = tempfile.mkdtemp(prefix=RUNTIME_PREFIX)
 INSTANCE_FILE = os.path.join(RUNTIME_DIR, "instance.json")
 # Metrics from every process: prometheus-client's multi-process mode needs a shared directory
@@ -48,28 +48,27 @@ errorlog = "-"
 loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
 
 
+def clear_metrics() -> None:
+    """Empty the metrics directory (one named by PROMETHEUS_MULTIPROC_DIR stays, empty)."""
+    os.makedirs(METRICS_DIR, exist_ok=True)
+    for name in os.listdir(METRICS_DIR):
+        if name.endswith(".db"):
+            os.unlink(os.path.join(METRICS_DIR, name))
+
+
 def on_starting(server):
     # Files of processes from an earlier run would be summed with this one's.
-    shutil.rmtree(METRICS_DIR, ignore_errors=True)
-    os.makedirs(METRICS_DIR, exist_ok=True)
-
-
-def when_ready(server):
-    addresses = [listener_address(sock.sock.getsockname()) for sock in server.LISTENERS]
+    clear_metrics()
+    # The addresses as configured (LEDGERLINE_BIND, --bind, `ledgerline serve --host/--port`),
+    # for the container HEALTHCHECK (http/healthcheck.py); written before binding, so a
+    # container whose API has not come up yet reports that rather than "nothing to check".
     with open(INSTANCE_FILE + ".tmp", "w") as f:
-        json.dump({"pid": os.getpid(), "listen": addresses}, f)
+        json.dump({"pid": os.getpid(), "listen": list(server.cfg.bind)}, f)
     os.replace(INSTANCE_FILE + ".tmp", INSTANCE_FILE)
 
 
-def listener_address(name) -> str:
-    if isinstance(name, str):
-        return f"unix:{name}"
-    host, port = name[0], name[1]
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
 def on_exit(server):
-    shutil.rmtree(METRICS_DIR, ignore_errors=True)
+    clear_metrics()
     shutil.rmtree(RUNTIME_DIR, ignore_errors=True)
 
 

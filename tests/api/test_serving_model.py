@@ -81,3 +81,68 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
     """)
     assert result["numbers"] == ["INV-9"] * 3
     assert result["max_gap"] < 0.1, result
+
+
+def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):
+    """Each `ledgerline serve` gets its own control socket and metrics directory (gone when it
+    exits), and the container health check finds where each one listens."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    # A short TMPDIR of its own: a unix socket path holds at most 107 bytes.
+    runtime = Path(tempfile.mkdtemp(prefix="ll-", dir="/tmp"))
+    try:
+        _two_instances(tmp_path, runtime)
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _two_instances(tmp_path, runtime):
+    import os
+
+    import requests
+
+    from ledgerline.adapters.db.migrate import upgrade
+    from tests.e2e.service import served
+
+    url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
+    upgrade(url)
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(TMPDIR=str(runtime), LEDGERLINE_DATABASE_URL=url,
+               LEDGERLINE_STORAGE_URL=f"file://{tmp_path}/objects")
+    check = [sys.executable, "-m", "ledgerline.http.healthcheck"]
+
+    def healthcheck():
+        return subprocess.run(check, env=env, capture_output=True, text=True, timeout=30)
+
+    assert healthcheck().returncode == 0  # a container without an API: nothing to check
+    with served(env, "--workers", "1", "--no-embedded-worker", log_path=tmp_path / "a.log") as a, \
+            served(env, "--workers", "1", "--no-embedded-worker", log_path=tmp_path / "b.log") as b:
+        dirs = sorted(runtime.glob("ledgerline-gunicorn-*"))
+        assert len(dirs) == 2
+        for d in dirs:
+            assert (d / "gunicorn.ctl").is_socket()
+            listen = json.loads((d / "instance.json").read_text())["listen"]
+            assert [f"http://{address}" for address in listen][0] in (a, b)
+        for base in (a, b):
+            assert requests.get(f"{base}/healthz", timeout=5).status_code == 200
+        assert any((d / "metrics").glob("*.db") for d in dirs)  # each process counts in its own
+        assert healthcheck().returncode == 0
+    assert list(runtime.glob("ledgerline-gunicorn-*")) == []
+    assert healthcheck().returncode == 0
+
+
+def test_the_health_check_fails_when_the_recorded_api_does_not_answer(tmp_path):
+    import os
+
+    from tests.servers import free_port
+
+    instance = tmp_path / "ledgerline-gunicorn-test"
+    instance.mkdir()
+    (instance / "instance.json").write_text(json.dumps(
+        {"pid": os.getpid(), "listen": [f"0.0.0.0:{free_port()}"]}))
+    out = subprocess.run([sys.executable, "-m", "ledgerline.http.healthcheck"],
+                         env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
+                         text=True, timeout=30)
+    assert out.returncode == 1 and "unhealthy" in out.stdout
