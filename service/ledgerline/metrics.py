@@ -6,8 +6,15 @@ import os
 import threading
 import time
 
-from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram,
-                               generate_latest, multiprocess, REGISTRY)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily
 
 log = logging.getLogger(__name__)

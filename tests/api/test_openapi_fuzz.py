@@ -15,8 +15,8 @@ from datetime import date, timedelta
 
 import pytest
 import schemathesis
-from schemathesis.config import SchemathesisConfig
 from hypothesis import HealthCheck, settings
+from schemathesis.config import SchemathesisConfig
 
 from ledgerline.http.docs import openapi_document
 from ledgerline.http.edge_settings import EdgeSettings

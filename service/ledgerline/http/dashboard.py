@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from flask import (Blueprint, Response, current_app, make_response, redirect,
-                   render_template_string, request)
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    make_response,
+    redirect,
+    render_template_string,
+    request,
+)
 from markupsafe import Markup
 
 from ..domain.errors import Forbidden
