@@ -9,6 +9,7 @@ Prometheus multi-process files of its processes (unless PROMETHEUS_MULTIPROC_DIR
 and `instance.json`, the addresses it listens on, which the image's HEALTHCHECK probes. Two
 instances on one host share none of it, and the directory is removed when the instance exits.
 """
+import glob
 import json
 import math
 import os
@@ -56,7 +57,20 @@ def clear_metrics() -> None:
             os.unlink(os.path.join(METRICS_DIR, name))
 
 
+def remove_stale_instances() -> None:
+    """Runtime directories of instances that were killed before they could remove their own."""
+    from ledgerline.http.healthcheck import instances
+
+    alive = {instance["dir"] for instance in instances()}
+    pattern = os.path.join(tempfile.gettempdir(), RUNTIME_PREFIX + "*", "instance.json")
+    for record in glob.glob(pattern):
+        directory = os.path.dirname(record)
+        if directory not in alive and directory != RUNTIME_DIR:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
 def on_starting(server):
+    remove_stale_instances()
     # Files of processes from an earlier run would be summed with this one's.
     clear_metrics()
     # The addresses as configured (LEDGERLINE_BIND, --bind, `ledgerline serve --host/--port`),

@@ -117,10 +117,13 @@ def _two_instances(tmp_path, runtime):
         return subprocess.run(check, env=env, capture_output=True, text=True, timeout=30)
 
     assert healthcheck().returncode == 0  # a container without an API: nothing to check
+    killed = runtime / "ledgerline-gunicorn-killed"  # an instance that died by SIGKILL
+    killed.mkdir()
+    (killed / "instance.json").write_text(json.dumps({"pid": 2 ** 22 + 1, "listen": ["x:1"]}))
     with served(env, "--workers", "1", "--no-embedded-worker", log_path=tmp_path / "a.log") as a, \
             served(env, "--workers", "1", "--no-embedded-worker", log_path=tmp_path / "b.log") as b:
         dirs = sorted(runtime.glob("ledgerline-gunicorn-*"))
-        assert len(dirs) == 2
+        assert len(dirs) == 2 and killed not in dirs  # the dead one's directory was removed
         for d in dirs:
             assert (d / "gunicorn.ctl").is_socket()
             listen = json.loads((d / "instance.json").read_text())["listen"]

@@ -31,7 +31,7 @@ def instances(tmp: str | None = None) -> list[dict]:
             os.kill(instance["pid"], 0)
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        found.append(instance)
+        found.append({**instance, "dir": os.path.dirname(path)})
     return found
 
 
