@@ -14,6 +14,7 @@ from .domain.identity import ACCOUNT_ROLES, Role, valid_account_name
 
 
 @click.group()
+@click.version_option(package_name="ledgerline", prog_name="ledgerline")
 def main() -> None:
     """Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
 

@@ -11,13 +11,18 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ledgerline.domain.cache import CacheMode
 from ledgerline.http.app import create_app
+from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, FakeClock, pdf_bytes
 
 
+# The metrics token; queue gauges read afresh on every scrape, so each test sees its changes.
+EDGE = EdgeSettings(metrics_token="metrics-token", metrics_snapshot_seconds=0)
+
+
 def scrape(client) -> dict:
-    resp = client.get("/metrics")
+    resp = client.get("/metrics", headers={"Authorization": f"Bearer {EDGE.metrics_token}"})
     assert resp.status_code == 200 and resp.mimetype == "text/plain"
     values = {}
     for family in text_string_to_metric_families(resp.get_data(as_text=True)):
@@ -35,7 +40,7 @@ def env(make_services):
     clock = FakeClock(datetime(2026, 11, 29, 12, tzinfo=timezone.utc))
     services = make_services(extractor=ControlledExtractor(), clock=clock)
     tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
+    client = create_app(services, EDGE).test_client()
 
     def upload(tag, **headers):
         return client.post("/v1/accounts/acme/invoices", data=pdf_bytes(tag), headers={
@@ -76,7 +81,7 @@ def test_uploads_cache_outcomes_and_model_calls_are_counted(env):
 def test_shadow_mode_counts_would_be_hits(make_services):
     services = make_services(extractor=ControlledExtractor(), cache_mode=CacheMode.SHADOW)
     tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
+    client = create_app(services, EDGE).test_client()
     before = scrape(client)
     for _ in range(2):
         resp = client.post("/v1/accounts/acme/invoices", data=pdf_bytes("s"), headers={

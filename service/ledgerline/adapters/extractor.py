@@ -29,5 +29,11 @@ class PdfExtractor:
         )
 
     def extract(self, path: str, content_hash: str) -> dict:
-        return self._extraction.extract_pdf(path, content_hash=content_hash,
-                                            use_embedded_xml=self.use_embedded_xml)
+        from .. import __version__
+
+        document = self._extraction.extract_pdf(path, content_hash=content_hash,
+                                                use_embedded_xml=self.use_embedded_xml)
+        # Which release made it, for whoever reads a stored or cached document later; the
+        # cache key does not include it (the model and preprocessing versions decide reuse).
+        document["versions"]["service"] = __version__
+        return document

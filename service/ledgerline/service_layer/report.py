@@ -15,6 +15,9 @@ from ..adapters.db.engine import transaction
 from ..domain.errors import BadRequest
 
 MAX_DAYS = 366
+# The days a report can be about: a ledger starts no earlier, and a range's last day plus one
+# (the SQL's exclusive end) still exists.
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9998, 12, 31)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -32,9 +35,12 @@ def parse_day(value: str | None, name: str = "day") -> date:
     if not value or not _DAY.match(value):
         raise InvalidDay(f"{name} must be a date in the form YYYY-MM-DD, e.g. 2026-11-29")
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise InvalidDay(f"{name} {value!r} is not a calendar day") from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise InvalidDay(f"{name} must lie between {FIRST_DAY} and {LAST_DAY}")
+    return day
 
 
 @dataclass(frozen=True)
