@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from decimal import Decimal, localcontext
 
-from .numbers import format_amount
+from .values.amounts import format_amount
 
 SCHEMA_VERSION = "invoice-v1"
 

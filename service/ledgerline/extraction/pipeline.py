@@ -7,15 +7,15 @@ from decimal import Decimal
 
 from . import document as D
 from .candidates import Cand
-from .embedded_xml import XmlInvoice, pick_invoice_attachment
 from .errors import ExtractionError
-from .labels import fold
-from .layout import DocText
-from .line_items import extract_line_items
-from .numbers import find_dates
-from .parties import extract_parties
-from .pdf import MIN_TEXT_CHARS, parse_pdf
-from .text_layer import extract_text_fields
+from .finders.header_fields import extract_text_fields
+from .finders.line_items import extract_line_items
+from .finders.parties import extract_parties
+from .geometry import DocText
+from .sources.einvoice_xml import XmlInvoice, pick_invoice_attachment
+from .sources.pdf_text import MIN_TEXT_CHARS, parse_pdf
+from .text import fold
+from .values.dates import find_dates
 from .validation import apply_to_confidence, run_all
 
 XML_CONFIDENCE = 0.99
@@ -170,7 +170,7 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
             "no_text_layer", "the PDF has no text layer (scanned image?); OCR is not supported"
         )
     reasons: list[str] = []
-    dt = DocText(parsed) if has_text else None
+    dt = DocText(parsed.pages) if has_text else None
     text_fields = items = facts = None
     if dt is not None:
         text_fields, items, text_reasons, facts = _text_layer(dt)

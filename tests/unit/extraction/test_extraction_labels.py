@@ -2,8 +2,9 @@
 
 import pytest
 
-from ledgerline.extraction.labels import fold, match_labels
-from ledgerline.extraction.text_layer import AMOUNT_FIELDS, LABEL_FIELDS, _resolve, read_id
+from ledgerline.extraction.finders.header_fields import AMOUNT_FIELDS, LABEL_FIELDS, _resolve, read_id
+from ledgerline.extraction.text import fold
+from ledgerline.extraction.vocabulary import match_labels
 
 
 def _fields(text: str, prev: str | None = None) -> list[str]:

@@ -6,9 +6,9 @@ import re
 from decimal import Decimal
 from itertools import product
 
-from .candidates import Cand
-from .labels import CREDIT_NOTE_TITLES
-from .layout import DocText
+from ..candidates import Cand
+from ..geometry import DocText
+from ..vocabulary import CREDIT_NOTE_TITLES
 
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 TOLERANCE = Decimal("0.02")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from .candidates import Cand
-from .labels import BUYER_LABEL as _BUYER_LABEL
-from .labels import SELLER_LABEL as _SELLER_LABEL
-from .layout import DocText
+from ..candidates import Cand
+from ..geometry import DocText
+from ..vocabulary import BUYER_LABEL as _BUYER_LABEL
+from ..vocabulary import SELLER_LABEL as _SELLER_LABEL
 
 _LEGAL_FORM = re.compile(
     r"(?:\b(?:gmbh|ag|kg|ohg|ug|gbr|e\.\s?k\.|mbh|se|sarl|s\.a\.r\.l\.|sas|sasu|eurl|sa|s\.a\.|s\.l\.|sl|"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .amounts import (
+from .totals import (
     AMOUNT_FIELDS,
     PAID_WORDS,
     add_tax_sum,
@@ -17,11 +17,13 @@ from .amounts import (
     choose_first,
     is_credit_note,
 )
-from .candidates import Cand
-from .identifiers import CURRENCIES, ISO_CODE, currency_candidate, iban_candidates, vat_candidates
-from .labels import match_labels
-from .layout import DocText
-from .numbers import find_dates
+from ..candidates import Cand
+from ..geometry import DocText
+from ..values.currencies import CURRENCIES, ISO_CODE
+from ..values.dates import find_dates
+from ..vocabulary import match_labels
+from .currency import currency_candidate
+from .tax_ids import iban_candidates, vat_candidates
 
 DATE_FIELDS = ("issue_date", "due_date")
 ID_FIELDS = ("invoice_number", "purchase_order")

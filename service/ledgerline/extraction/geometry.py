@@ -1,12 +1,16 @@
-"""Geometry helpers over the positioned lines of a parsed PDF: rows, neighbours, folded text."""
+"""A geometry index over the positioned-text model: rows, neighbours, columns, folded text.
+
+Field finders ask it which lines share a row, what lies right of or below a line and what was
+read before it; it does not know which source produced the lines.
+"""
 
 from __future__ import annotations
 
 import re
 
-from .labels import fold
-from .numbers import find_amounts, guess_decimal_separator
-from .pdf import Line, ParsedPdf
+from .model import Line, Page
+from .text import fold
+from .values.amounts import find_amounts, guess_decimal_separator
 
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
 
@@ -14,11 +18,9 @@ _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/]
 class DocText:
     """Read-only view of a document's lines with cached folding, amounts and neighbours."""
 
-    def __init__(self, parsed: ParsedPdf):
-        self.parsed = parsed
-        self.pages = parsed.pages
-        self.lines: list[Line] = [ln for p in parsed.pages for ln in p.lines]
-        self.index = {id(ln): i for i, ln in enumerate(self.lines)}
+    def __init__(self, pages: list[Page]):
+        self.pages = pages
+        self.lines: list[Line] = [ln for p in pages for ln in p.lines]
         self.folded: list[str] = [fold(ln.text) for ln in self.lines]
         self.full_text = "\n".join(ln.text for ln in self.lines)
         self.full_folded = "\n".join(self.folded)
@@ -27,7 +29,7 @@ class DocText:
         self._amounts: dict[int, list] = {}
         self._rows: dict[int, list[int]] = {}
         self._labels: dict = {}
-        self.page_size = {p.number: (p.width, p.height) for p in parsed.pages}
+        self.page_size = {p.number: (p.width, p.height) for p in pages}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
             self.by_page.setdefault(ln.page, []).append(i)

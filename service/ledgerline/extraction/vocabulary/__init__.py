@@ -7,7 +7,6 @@ input so match offsets map straight back onto the printed line.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 __all__ = [
@@ -23,23 +22,6 @@ __all__ = [
     "STOP_ITEMS",
     "COLUMN_HEADERS",
 ]
-
-
-@lru_cache(maxsize=4096)
-def _fold_char(c: str) -> str:
-    low = c.lower()
-    if len(low) != 1:
-        low = c
-    decomposed = unicodedata.normalize("NFKD", low)
-    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return base if len(base) == 1 else low
-
-
-def fold(text: str) -> str:
-    """Lower-case, accent-free copy of ``text`` with exactly the same length."""
-    if text.isascii():
-        return text.lower()
-    return "".join(_fold_char(c) for c in text)
 
 
 # --------------------------------------------------------------------------- vocabularies

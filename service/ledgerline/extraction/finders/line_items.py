@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from .labels import STOP_ITEMS, match_labels
-from .layout import DocText
-from .numbers import parse_percent
+from ..geometry import DocText
+from ..values.amounts import parse_percent
+from ..vocabulary import STOP_ITEMS, match_labels
 
 _HEADERS = {
     "vat_rate": re.compile(

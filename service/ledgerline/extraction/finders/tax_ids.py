@@ -1,8 +1,7 @@
-"""Currency, VAT identifiers and IBANs on the text layer.
+"""VAT identifiers and IBANs on the page.
 
-Currency fails closed: a code, a symbol or a word must be printed; a bare '$' becomes USD only
-with a review reason.  VAT ids are checked with python-stdnum and assigned to buyer or seller by
-their label or the party block they sit in.
+VAT ids are checked with python-stdnum and assigned to buyer or seller by their label or the
+party block they sit in; IBANs must pass their checksum.
 """
 
 from __future__ import annotations
@@ -12,128 +11,10 @@ import re
 from stdnum import iban as _iban
 from stdnum.eu import vat as _vat
 
-from .candidates import Cand
-from .labels import BUYER_CONTEXT, BUYER_LABEL, LABELS, SELLER_LABEL
-from .layout import DocText
+from ..candidates import Cand
+from ..vocabulary import BUYER_CONTEXT, BUYER_LABEL, LABELS, SELLER_LABEL
+from ..geometry import DocText
 
-CURRENCIES = {
-    "EUR",
-    "USD",
-    "GBP",
-    "CHF",
-    "INR",
-    "JPY",
-    "CNY",
-    "CAD",
-    "AUD",
-    "NZD",
-    "SEK",
-    "NOK",
-    "DKK",
-    "PLN",
-    "CZK",
-    "HUF",
-    "RON",
-    "BGN",
-    "HRK",
-    "ISK",
-    "TRY",
-    "RUB",
-    "UAH",
-    "BRL",
-    "MXN",
-    "ARS",
-    "CLP",
-    "COP",
-    "ZAR",
-    "SGD",
-    "HKD",
-    "KRW",
-    "TWD",
-    "THB",
-    "MYR",
-    "IDR",
-    "PHP",
-    "VND",
-    "AED",
-    "SAR",
-    "ILS",
-    "EGP",
-    "MAD",
-    "TND",
-    "XOF",
-    "XAF",
-    "NGN",
-    "KES",
-    "PKR",
-    "BDT",
-    "LKR",
-    "QAR",
-}
-ISO_CODE = re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])")
-_SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₺": "TRY", "₽": "RUB", "₩": "KRW", "zł": "PLN"}
-_WORDS = [
-    (re.compile(r"\beuros?\b"), "EUR"),
-    (re.compile(r"\bus\s*dollars?\b|\bu\.s\.\s*dollars?\b|\bus\$"), "USD"),
-    (re.compile(r"\brupees?\b|\brs\.?\s?\d|\binr\b"), "INR"),
-    (re.compile(r"\bpounds?\s+sterling\b"), "GBP"),
-    (re.compile(r"\bschweizer\s+franken\b|\bfrancs?\s+suisses?\b|\bsfr\.?\b"), "CHF"),
-]
-
-
-def currency_candidate(dt: DocText, labelled: list[Cand]) -> tuple[Cand | None, str | None]:
-    """(candidate, review reason).  Never guesses: a bare '$' is USD only with a reason."""
-    if labelled:
-        best = max(labelled, key=lambda c: c.score)
-        return Cand(
-            "currency",
-            best.value,
-            min(0.97, 0.85 + 0.1 * best.score),
-            best.raw,
-            best.page,
-            best.bbox,
-            best.line,
-        ), None
-    counts: dict[str, int] = {}
-    first: dict[str, tuple[int, int, int]] = {}
-    for i, ln in enumerate(dt.lines):
-        t = ln.text
-        for m in ISO_CODE.finditer(t):
-            code = m.group(0)
-            if code in CURRENCIES and (dt.amounts(i) or len(t) < 40):
-                counts[code] = counts.get(code, 0) + 2
-                first.setdefault(code, (i, m.start(), m.end()))
-        for sym, code in _SYMBOLS.items():
-            k = t.find(sym)
-            if k >= 0:
-                counts[code] = counts.get(code, 0) + t.count(sym)
-                first.setdefault(code, (i, k, k + len(sym)))
-    for rx, code in _WORDS:
-        m = rx.search(dt.full_folded)
-        if m:
-            counts[code] = counts.get(code, 0) + 1
-    if counts:
-        code = max(counts, key=lambda c: counts[c])
-        total = sum(counts.values())
-        conf = 0.9 if counts[code] == total else 0.6 + 0.3 * counts[code] / total
-        if code in first:
-            i, s, e = first[code]
-            ln = dt.lines[i]
-            return Cand("currency", code, conf, ln.text[s:e], ln.page, ln.span_bbox(s, e), i), None
-        return Cand("currency", code, conf * 0.9, None, None, None), None
-    k = dt.full_text.find("$")
-    if k >= 0:
-        for i, ln in enumerate(dt.lines):
-            s = ln.text.find("$")
-            if s >= 0:
-                return (
-                    Cand("currency", "USD", 0.5, "$", ln.page, ln.span_bbox(s, s + 1), i),
-                    "currency: only a '$' sign is printed; USD assumed",
-                )
-    return None, "currency: no currency printed on the invoice"
-
-
-# --------------------------------------------------------------------------- identifiers
 _VAT_RE = re.compile(r"\b((?:[A-Z]{2}|CHE)[\s.\-]?(?:[0-9A-Z][\s.\-]?){7,13}[0-9A-Z])\b")
 _IBAN_RE = re.compile(r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30})\b")
 _VAT_LABEL = LABELS["seller_vat_id"]
