@@ -417,11 +417,11 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     facts = {
         "credit_note": credit,
         "amounts_consistent": consistent,
-        "vat_checksum_failed": {
+        "vat_checksum_failed": tuple(
             k
             for k in ("seller_vat_id", "buyer_vat_id")
             if fields[k] is not None and fields[k].derived
-        },
+        ),
     }
     for k in facts["vat_checksum_failed"]:
         fields[k].derived = False
