@@ -23,6 +23,7 @@ import pdfminer
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
 from .sources.pdf_text import LAYOUT_PARAMS, MAX_PAGES, parse_pdf
+from .vocabulary import LANGUAGES
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
 MODEL_VERSION = "rules-2026.11.2"
@@ -30,7 +31,7 @@ MODEL_CONFIG: dict = {
     "embedded_xml": True,
     "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL"],
     "text_layer_cross_check": True,
-    "languages": ["en", "de", "fr", "es", "nl", "it"],
+    "languages": list(LANGUAGES),
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": getattr(pdfminer, "__version__", "unknown"),

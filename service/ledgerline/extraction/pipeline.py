@@ -15,8 +15,8 @@ from .geometry import DocText
 from .sources.einvoice_xml import XmlInvoice, pick_invoice_attachment
 from .sources.pdf_text import MIN_TEXT_CHARS, parse_pdf
 from .text import fold
-from .values.dates import find_dates
 from .validation import apply_to_confidence, run_all
+from .values.dates import find_dates
 
 XML_CONFIDENCE = 0.99
 LOW_CONFIDENCE = 0.6

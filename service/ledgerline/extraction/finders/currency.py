@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..candidates import Cand
 from ..geometry import DocText
-from ..values.currencies import _SYMBOLS, _WORDS, CURRENCIES, ISO_CODE
+from ..values.currencies import CURRENCIES, ISO_CODE, SYMBOLS
+from ..vocabulary import VOCABULARY as V
 
 
 def currency_candidate(dt: DocText, labelled: list[Cand]) -> tuple[Cand | None, str | None]:
@@ -33,12 +34,12 @@ def currency_candidate(dt: DocText, labelled: list[Cand]) -> tuple[Cand | None, 
             if code in CURRENCIES and (dt.amounts(i) or len(t) < 40):
                 counts[code] = counts.get(code, 0) + 2
                 first.setdefault(code, (i, m.start(), m.end()))
-        for sym, code in _SYMBOLS.items():
+        for sym, code in SYMBOLS.items():
             k = t.find(sym)
             if k >= 0:
                 counts[code] = counts.get(code, 0) + t.count(sym)
                 first.setdefault(code, (i, k, k + len(sym)))
-    for rx, code in _WORDS:
+    for rx, code in V.currency_words:
         m = rx.search(dt.full_folded)
         if m:
             counts[code] = counts.get(code, 0) + 1

@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import re
 
-from .totals import (
-    AMOUNT_FIELDS,
-    PAID_WORDS,
-    add_tax_sum,
-    choose_amounts,
-    choose_first,
-    is_credit_note,
-)
 from ..candidates import Cand
+from ..document import AMOUNT_FIELDS, DATE_FIELDS
 from ..geometry import DocText
 from ..values.currencies import CURRENCIES, ISO_CODE
 from ..values.dates import find_dates
-from ..vocabulary import match_labels
+from ..vocabulary import VOCABULARY as V
 from .currency import currency_candidate
+from .labels import match_labels, resolve
 from .tax_ids import iban_candidates, vat_candidates
+from .totals import add_tax_sum, choose_amounts, choose_first, is_credit_note
 
-DATE_FIELDS = ("issue_date", "due_date")
 ID_FIELDS = ("invoice_number", "purchase_order")
 LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency",)
 
@@ -38,9 +32,6 @@ _ID_LEAD = re.compile(
     r"^[\s:#.\-–]*(?:(?:n[°º]|no\.?|nr\.?|nummer|number|num(?:ero)?\.?)\s*[:.]?\s*)?[:#\s]*",
     re.IGNORECASE,
 )
-_NOT_ID_WORDS = {"page", "seite", "datum", "date", "vom", "du", "del", "van", "of", "from"}
-
-
 _NR_IN_TEXT = re.compile(
     r"(?:^|(?<=[\s(),]))(?:n\s?[°º]|no\.?|nr\.?|nummer|number|numero|num\.|#)\s*[:.]?\s*",
     re.IGNORECASE,
@@ -53,8 +44,6 @@ def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
         return None
     tok = m.group(0).rstrip(".:")
     if not any(c.isdigit() for c in tok) or len(tok) > 40 or len(tok) < 2:
-        return None
-    if tok.lower() in _NOT_ID_WORDS:
         return None
     for _d, ds, de in find_dates(tok):
         if de - ds >= len(tok) - 1:  # the whole token is a date
@@ -106,62 +95,6 @@ def read_date(dt: DocText, text: str):
 
 
 # --------------------------------------------------------------------------- label hits
-_EXCL = re.compile(
-    r"(?:excl|exkl|excluding|exclusive|ohne|zzgl|zuzgl|zuzuglich|plus|before|without|"
-    r"hors|sin|senza|ex|w/o)\.?\s*\(?\s*$"
-)
-_INCL = re.compile(
-    r"(?:incl|inkl|including|inclusive|with|mit|con|avec|incluido|compris|inclusief)\.?\s*\(?\s*$"
-)
-
-
-def _resolve(hits, folded: str = ""):
-    """Clean up the label hits of one line.
-
-    Hits inside a longer hit go; "excl. VAT" / "inkl. USt." qualify the total before them (net /
-    gross) instead of being a VAT label; adjacent amount labels ("Rechnungssumme Netto") merge
-    into the later, more specific one.
-    """
-    hits = sorted(hits, key=lambda h: (h.start, -(h.end - h.start)))
-    kept = []
-    for h in hits:
-        if any(
-            k.start <= h.start and h.end <= k.end and (k.end - k.start) > (h.end - h.start)
-            for k in hits
-        ):
-            continue
-        if any(k.start == h.start and k.end == h.end and k.field == h.field for k in kept):
-            continue
-        kept.append(h)
-    if not folded or len(kept) < 2:
-        return kept
-    out = []
-    for h in kept:
-        prev = out[-1] if out else None
-        if h.field == "tax_total" and prev is not None and prev.field in AMOUNT_FIELDS:
-            pre = folded[max(prev.end, h.start - 14) : h.start]
-            if _EXCL.search(pre) or _INCL.search(pre):
-                prev.field = "net_total" if _EXCL.search(pre) else "gross_total"
-                prev.weight = max(prev.weight, 0.9)
-                prev.end = h.end
-                tail = re.match(r"[.)\s]*\)", folded[h.end :])
-                if tail:
-                    prev.end = h.end + tail.end()
-                continue
-        if (
-            prev is not None
-            and prev.field == "gross_total"
-            and h.field in AMOUNT_FIELDS
-            and h.start - prev.end <= 3
-            and not folded[prev.end : h.start].strip(" -")
-        ):
-            prev.field, prev.end = h.field, h.end
-            prev.weight = max(prev.weight, h.weight)
-            continue
-        out.append(h)
-    return out
-
-
 def _segment(hits, h, length):
     nxt = [k.start for k in hits if k.start >= h.end and k is not h]
     return h.end, (min(nxt) if nxt else length)
@@ -216,7 +149,7 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
 
 def _plain_hits(dt: DocText, i: int, fields: tuple) -> list:
     """Label hits of line i without context conditions from neighbouring lines."""
-    return _resolve(match_labels(dt.folded[i], fields), dt.folded[i])
+    return resolve(match_labels(dt.folded[i], fields), dt.folded[i])
 
 
 def _column_header_field(dt: DocText, j: int) -> str | None:
@@ -260,18 +193,12 @@ def _add_right(dt: DocText, h, i: int, base: float, add) -> bool:
     return True
 
 
-_ITEM_HEADER = re.compile(
-    r"\b(?:description|beschreibung|bezeichnung|designation|descripcion|omschrijving|descrizione|"
-    r"artikel|article|product|produkt|produit|item|qty|quantity|menge|quantite|cantidad|aantal)\b"
-)
-
-
 def _in_item_header(dt: DocText, i: int) -> bool:
     """Is line i a cell of a line-item table header (whose columns hold item values, not totals)?"""
     ln = dt.lines[i]
     for j in dt.by_page[ln.page]:
         other = dt.lines[j]
-        if -0.5 * ln.height <= other.y0 - ln.y0 <= 2.5 * ln.height and _ITEM_HEADER.search(
+        if -0.5 * ln.height <= other.y0 - ln.y0 <= 2.5 * ln.height and V.item_table_header.search(
             dt.folded[j]
         ):
             if len(dt.folded[j]) < 40:
@@ -316,7 +243,7 @@ def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
     for i, folded in enumerate(dt.folded):
         if not _LETTERS.search(folded):
             continue  # figures only: a value, never a label
-        hits = _resolve(
+        hits = resolve(
             match_labels(folded, LABEL_FIELDS, prev=lambda i=i: dt.context_before(i)), folded
         )
         if not hits:
@@ -373,9 +300,7 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     if fields["issue_date"] is None:
         for i in dt.by_page.get(1, []):
             got = read_date(dt, dt.lines[i].text)
-            if got and not re.search(
-                r"(?:liefer|leistung|deliver|livraison|order|bestell|due|fallig)", dt.folded[i]
-            ):
+            if got and not V.not_the_issue_date.search(dt.folded[i]):
                 d, s, e = got
                 ln = dt.lines[i]
                 fields["issue_date"] = Cand(
@@ -398,7 +323,7 @@ def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str],
     if (
         amounts["amount_due"] is None
         and amounts["gross_total"] is not None
-        and not PAID_WORDS.search(dt.full_folded)
+        and not V.paid_words.search(dt.full_folded)
     ):
         g = amounts["gross_total"]
         amounts["amount_due"] = Cand(

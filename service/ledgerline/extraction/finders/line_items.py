@@ -15,51 +15,11 @@ from decimal import Decimal, InvalidOperation
 
 from ..geometry import DocText
 from ..values.amounts import parse_percent
-from ..vocabulary import STOP_ITEMS, match_labels
+from ..vocabulary import COLUMN_KINDS
+from ..vocabulary import VOCABULARY as V
+from .labels import match_labels
 
-_HEADERS = {
-    "vat_rate": re.compile(
-        r"^(?:vat|tax|ust|mwst|tva|iva|btw|steuer|taxe|taxes|tax\s+rate|vat\s+rate|ust\.?\s*%|mwst-?%|"
-        r"steuersatz|tva\s*%|btw\s*%|iva\s*%|%|vat\s*%|tax\s*%|taux)\b|^(?:\w+\s)?%$|steuersatz|mwst-?%"
-    ),
-    "quantity": re.compile(
-        r"\b(?:qty|quantity|menge|anzahl|anz|quantite|qte|nombre|cantidad|cant|aantal|hoeveelheid|"
-        r"quantita|qta|units?|hours|stunden|std|stk)\b"
-    ),
-    "unit_price": re.compile(
-        r"\b(?:unit\s+price|unit\s+cost|einzelpreis|e-?preis|stuckpreis|prix\s+unitaire|p\.?\s?u\.?(?:\s+ht)?|"
-        r"precio\s+unitario|stukprijs|prijs\s+per\s+stuk|prezzo\s+unitario|unitaire|vk-?preis|"
-        r"nettopreis|rate|price)\b"
-    ),
-    "net_amount": re.compile(
-        r"\b(?:amount|line\s+total|total|\w*betrag|\w*summe|gesamt\w*|montant(?:\s+ht)?|prix\s+ht|total\s+ht|"
-        r"importe|\w*bedrag|totaal|importo|totale|subtotal|\w*wert|entgelt|net|netto|prix\s+incl|"
-        r"prijs\s+incl)\b"
-    ),
-    "unit_price_weak": re.compile(r"\b(?:preis|prix|prijs|precio|prezzo)\b"),
-    "description": re.compile(
-        r"\b(?:description|item|product|service|article|artikel\w*|bezeichnung|beschreibung|leistung|"
-        r"designation|libelle|produit|descripcion|concepto|articulo|omschrijving|descrizione|"
-        r"articolo|prodotto|details?|produkt|position|bezeichnung)\b"
-    ),
-}
-_KIND_ORDER = ("vat_rate", "unit_price", "quantity", "net_amount", "unit_price_weak", "description")
 _QTY_RE = re.compile(r"^\s*(-?\d{1,7}(?:[.,]\d{1,5})?)(?=\s|$|[a-zA-Z(])")
-_TOTAL_WORDS = re.compile(
-    r"^(?:sub[\s-]?total|total|summe|gesamtbetrag|zwischensumme|rechnungssumme|positionssumme|"
-    r"nettobetrag|bruttobetrag|montant\s+(?:ht|ttc)|sous[\s-]total|subtotaal|totaal|totale|"
-    r"imponibile|base\s+imponible|steueraufschlusselung|umsatzsteueraufschlusselung|belegsummen|"
-    r"zahlbetrag|warenwert|tax\s+summary|vat\s+summary|nettowert|endbetrag|zu-?/abschlag)\b"
-)
-
-
-_SECTION = re.compile(
-    r"^(?:zu-?\s*und\s+abschlage|abschlage|zuschlage|rabatte|nachlasse|allowances?|charges|"
-    r"remises|majorations|descuentos|kortingen|sconti|payment\s+terms|zahlungsbedingungen|"
-    r"bemerkungen|notes?\b)"
-)
-
-
 _TOTALS = ("gross_total", "net_total", "tax_total", "amount_due")
 
 
@@ -71,8 +31,8 @@ def _strong_total_label(folded: str) -> bool:
 
 
 def _kind(folded: str) -> str | None:
-    for k in _KIND_ORDER:
-        if _HEADERS[k].search(folded):
+    for k in COLUMN_KINDS:
+        if V.column_headers[k].search(folded):
             return "unit_price" if k == "unit_price_weak" else k
     return None
 
@@ -178,7 +138,7 @@ def _read_page(dt: DocText, page: int, cols: dict, top: float) -> tuple[list[dic
     for i in lines:
         ln = dt.lines[i]
         f = dt.folded[i]
-        if STOP_ITEMS.match(f) or _TOTAL_WORDS.match(f) or _SECTION.match(f):
+        if V.totals_row.match(f) or V.item_section.match(f):
             if ln.x0 >= amount_col[0] - 80:
                 skipped_rows.append(ln)  # an intermediate subtotal printed in the amount column
                 continue

@@ -14,51 +14,14 @@ import re
 
 from ..candidates import Cand
 from ..geometry import DocText
-from ..vocabulary import BUYER_LABEL as _BUYER_LABEL
-from ..vocabulary import SELLER_LABEL as _SELLER_LABEL
+from ..vocabulary import VOCABULARY as V
 
-_LEGAL_FORM = re.compile(
-    r"(?:\b(?:gmbh|ag|kg|ohg|ug|gbr|e\.\s?k\.|mbh|se|sarl|s\.a\.r\.l\.|sas|sasu|eurl|sa|s\.a\.|s\.l\.|sl|"
-    r"s\.a\.u\.|b\.v\.|bv|n\.v\.|nv|v\.o\.f\.|vof|s\.r\.l\.|srl|s\.p\.a\.|spa|s\.n\.c\.|snc|inc\.?|llc|"
-    r"ltd\.?|limited|plc|llp|corp\.?|corporation|co\.|pvt\.?\s+ltd\.?|a\.g\.|e\.v\.)(?=$|[\s,.)]))"
-)
-_NOT_NAME = re.compile(
-    r"\b(?:invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit note|"
-    r"page|seite|"
-    r"date|datum|tel|telefon|telephone|fax|phone|e-?mail|www|http|iban|bic|swift|ust|vat|tva|btw|"
-    r"steuer|steuernummer|tax|postfach|amtsgericht|registergericht|handelsregister\w*|geschaftsfuhr\w*|"
-    r"managing|directors?|capital|siret|siren|rcs|hrb|kvk|bank|konto|account|total|summe|betrag|"
-    r"amount|stylesheet|nummer|number|gln|gtin|duns|kunden-?nr|lief-?nr|customer|client\s+id|"
-    r"order|bestellung|reference|referenz|not\s+to\s+be|contact|kontakt|ansprechpartner|"
-    r"adresse|address|anschrift)\b|@|\(c\)"
-)
-_SUB_LABEL = re.compile(
-    r"^(?:name|firma|company|nom|raison\s+sociale|nombre|naam|nome|ragione\s+sociale)\s*:?\s*"
-)
-_SKIP_IN_BLOCK = re.compile(
-    r"^(?:nummer|number|nr\b|no\.|gln\b|gtin\b|id\b|kunden-?(?:nr|nummer)|lief-?(?:nr|nummer)|"
-    r"customer\s+(?:no|number|id)|client\s+(?:no|id)|account|tel\b|fax\b|e-?mail|www|ust\b|vat\b|"
-    r"tva\b|steuer|tax\b|globale\s+nummer|anschrift|address|adresse|kontakt|contact|phone|"
-    r"telefon|ref\b)"
-)
-_PERSON_PREFIX = re.compile(
-    r"^(?:attn|z\.\s?hd|c/o|zu\s+handen|abteilung|department|dept|a\s+l.attention)\b"
-)
 _SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
 _SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
-_HOLDER_LABEL = re.compile(
-    r"\b(?:titulaire\s+du\s+compte|kontoinhaber(?:in)?|account\s+(?:holder|name)|beneficiary|"
-    r"begunstigte[rn]?|beneficiaire|titular(?:\s+de\s+la\s+cuenta)?|begunstigde|intestatario|"
-    r"ten\s+name\s+van)\s*:?\s*"
-)
-_TITLES = re.compile(
-    r"^(?:invoice|tax\s+invoice|rechnung|facture|factura|fattura|factuur|gutschrift|avoir|credit\s+note|"
-    r"receipt|quittung|recu|payment\s+receipt|kopie|copy|duplicate|original|retail\s+invoices?)\b"
-)
 
 
 def _is_party_label(folded: str) -> bool:
-    return bool(_SELLER_LABEL.match(folded) or _BUYER_LABEL.match(folded))
+    return bool(V.seller_label.match(folded) or V.buyer_label.match(folded))
 
 
 def _clean(text: str) -> str | None:
@@ -75,8 +38,8 @@ def _namelike(dt: DocText, j: int) -> bool:
     f = dt.folded[j]
     return (
         bool(_clean(dt.lines[j].text))
-        and not _NOT_NAME.search(f)
-        and not _SKIP_IN_BLOCK.match(f)
+        and not V.not_name.search(f)
+        and not V.not_in_block.match(f)
         and not f.startswith("(")
     )
 
@@ -118,18 +81,18 @@ def _continuation_above(dt: DocText, j: int) -> int | None:
         if any(dt.lines[m].x1 < other.x0 for m in dt.row_of(k)):
             continue
         f = dt.folded[k]
-        if _namelike(dt, k) and not any(c.isdigit() for c in f) and not _LEGAL_FORM.search(f):
+        if _namelike(dt, k) and not any(c.isdigit() for c in f) and not V.legal_form.search(f):
             return k
     return None
 
 
 def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
     """The party name in the block under (or beside) the label on line i."""
-    m = _SELLER_LABEL.match(dt.folded[i]) or _BUYER_LABEL.match(dt.folded[i])
+    m = V.seller_label.match(dt.folded[i]) or V.buyer_label.match(dt.folded[i])
     rest = dt.lines[i].text[m.end() :] if m else ""
     if rest.strip():
         got = _first_part(rest)
-        if got and not _NOT_NAME.search(got[0].lower()):
+        if got and not V.not_name.search(got[0].lower()):
             off = m.end()
             return _cand(dt, field, [i], score, (off + got[1], off + got[2]))
     for j in dt.right_of(i, max_gap=4 * dt.lines[i].height)[:1]:
@@ -144,7 +107,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
         f = dt.folded[j]
         if _is_party_label(f):
             break
-        sub = _SUB_LABEL.match(f)
+        sub = V.name_label.match(f)
         if sub and not taken:
             value = dt.lines[j].text[sub.end() :]
             if _clean(value):
@@ -158,7 +121,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
                 more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1] if up is None else []
                 if (
                     more
-                    and not _LEGAL_FORM.search(dt.folded[right[0]])
+                    and not V.legal_form.search(dt.folded[right[0]])
                     and _namelike(dt, more[0])
                     and not any(c.isdigit() for c in dt.folded[more[0]])
                     and not dt.right_of(more[0])[:0]
@@ -171,14 +134,14 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
             if (
                 _namelike(dt, j)
                 and not any(c.isdigit() for c in f)
-                and not _PERSON_PREFIX.match(f)
-                and not _LEGAL_FORM.search(dt.folded[taken[0]])
+                and not V.person_prefix.match(f)
+                and not V.legal_form.search(dt.folded[taken[0]])
             ):
                 taken.append(j)
             break
         if _namelike(dt, j):
             taken.append(j)
-            if _LEGAL_FORM.search(f):
+            if V.legal_form.search(f):
                 break
         elif taken:
             break
@@ -201,13 +164,10 @@ def _sender_line(dt: DocText) -> int | None:
     return None
 
 
-_CAPITAL = re.compile(r"\b(sarl|sas|sasu|sa|eurl|snc|sca|selarl)\s+au\s+capital\b")
-
-
 def _strip_declared_form(dt: DocText, cands: list[Cand]) -> None:
     """French mentions state the legal form apart from the name ("SARL au capital de 120 000 €"):
     there the company's name (dénomination) is the printed name without that form."""
-    m = _CAPITAL.search(dt.full_folded)
+    m = next(filter(None, (rx.search(dt.full_folded) for rx in V.declared_capital)), None)
     if not m:
         return
     form = m.group(1)
@@ -241,13 +201,13 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     for i, folded in enumerate(dt.folded):
         if len(folded) > 60:
             continue
-        if _BUYER_LABEL.match(folded):
+        if V.buyer_label.match(folded):
             c = _block_name(dt, i, "buyer_name", 0.8)
             if c is not None:
                 buyer.append(c)
                 buyer_lines.update(dt.below(i, max_lines=8)[:6])
                 buyer_lines.add(c.line)
-        elif _SELLER_LABEL.match(folded):
+        elif V.seller_label.match(folded):
             c = _block_name(dt, i, "seller_name", 0.85)
             if c is not None:
                 seller.append(c)
@@ -255,7 +215,7 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     if sender is not None:
         text = dt.lines[sender].text
         got = _first_part(text)
-        if got and not _NOT_NAME.search(got[0].lower()):
+        if got and not V.not_name.search(got[0].lower()):
             seller.append(_cand(dt, "seller_name", [sender], 0.75, (got[1], got[2])))
         below = [j for j in dt.below(sender, max_lines=3.5, x_slack=20)[:1] if _namelike(dt, j)]
         if below:
@@ -263,20 +223,20 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
             buyer.append(c)
             buyer_lines.update(below)
     for i, folded in enumerate(dt.folded):
-        m = _HOLDER_LABEL.search(folded)
+        m = V.account_holder_label.search(folded)
         if m:
             got = _first_part(dt.lines[i].text[m.end() :])
-            if got and not _NOT_NAME.search(got[0].lower()):
+            if got and not V.not_name.search(got[0].lower()):
                 seller.append(
                     _cand(dt, "seller_name", [i], 0.6, (m.end() + got[1], m.end() + got[2]))
                 )
     # legal-form names in the letterhead / footer
     counts: dict[str, int] = {}
     for i, folded in enumerate(dt.folded):
-        if i in buyer_lines or not _LEGAL_FORM.search(folded):
+        if i in buyer_lines or not V.legal_form.search(folded):
             continue
         got = _first_part(dt.lines[i].text)
-        if not got or not _LEGAL_FORM.search(got[0].lower()) or _NOT_NAME.search(got[0].lower()):
+        if not got or not V.legal_form.search(got[0].lower()) or V.not_name.search(got[0].lower()):
             continue
         ry = dt.relative_y(i)
         zone = 0.65 if (ry > 0.72 or ry < 0.2) else 0.45
@@ -288,7 +248,9 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
     # the first line of the letterhead
     for i in dt.by_page.get(1, [])[:6]:
         f = dt.folded[i]
-        if i in buyer_lines or _TITLES.match(f) or not _namelike(dt, i) or dt.relative_y(i) < 0.8:
+        if i in buyer_lines or V.page_title.match(f) or not _namelike(dt, i):
+            continue
+        if dt.relative_y(i) < 0.8:
             continue
         got = _first_part(dt.lines[i].text)
         if got:
@@ -316,13 +278,6 @@ _POSTCODE_CITY = re.compile(
     r"(?:\d{4,5}|\d{2}-\d{3}|\d{4}\s?[a-z]{2}|[a-z]\d[a-z]\s?\d[a-z]\d)"  # DE/FR/PL/NL/CA codes
     r"\s+[^\W\d_]{2,}"
 )
-_DELIVERY = re.compile(
-    r"\b(?:ship(?:ping)?\s+to|deliver(?:y|ed)\s+(?:to|address)|lieferadresse|lieferanschrift|"
-    r"warenempfanger|adresse\s+de\s+livraison|livraison|afleveradres|direccion\s+de\s+entrega|"
-    r"indirizzo\s+di\s+consegna)\b"
-)
-
-
 def _unlabelled_recipient(dt: DocText, seller: Cand | None) -> list[Cand]:
     """No buyer label: the address block (name, street, postcode + city) in the upper part of
     page 1 that is neither the seller's nor a delivery address is the recipient."""
@@ -348,12 +303,12 @@ def _unlabelled_recipient(dt: DocText, seller: Cand | None) -> list[Cand]:
         if len(block) < 2 or not _namelike(dt, first):
             continue
         context = dt.line_above(first)
-        if _DELIVERY.search(context) or _DELIVERY.search(dt.folded[first]):
+        if V.delivery_label.search(context) or V.delivery_label.search(dt.folded[first]):
             continue
         key = re.sub(r"\W", "", dt.folded[first])
         if seller_key and (key in seller_key or seller_key in key):
             continue
-        if _SELLER_LABEL.match(context):
+        if V.seller_label.match(context):
             continue
         out.append(_cand(dt, "buyer_name", [first], 0.5))
     return out[:1]

@@ -12,21 +12,21 @@ from stdnum import iban as _iban
 from stdnum.eu import vat as _vat
 
 from ..candidates import Cand
-from ..vocabulary import BUYER_CONTEXT, BUYER_LABEL, LABELS, SELLER_LABEL
 from ..geometry import DocText
+from ..vocabulary import VOCABULARY as V
 
 _VAT_RE = re.compile(r"\b((?:[A-Z]{2}|CHE)[\s.\-]?(?:[0-9A-Z][\s.\-]?){7,13}[0-9A-Z])\b")
 _IBAN_RE = re.compile(r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30})\b")
-_VAT_LABEL = LABELS["seller_vat_id"]
+_VAT_LABEL = V.labels["seller_vat_id"]
 
 
 def _vat_label_near(dt: DocText, i: int, start: int) -> bool:
     before = dt.folded[i][:start]
-    if any(e[0].search(before) for e in _VAT_LABEL):
+    if any(label.pattern.search(before) for label in _VAT_LABEL):
         return True
     row = dt.row_of(i)
     k = row.index(i)
-    if k > 0 and any(e[0].search(dt.folded[row[k - 1]]) for e in _VAT_LABEL):
+    if k > 0 and any(label.pattern.search(dt.folded[row[k - 1]]) for label in _VAT_LABEL):
         return True
     return False
 
@@ -45,9 +45,9 @@ def _party_of(dt: DocText, i: int) -> str | None:
     above.sort(key=lambda j: dt.lines[j].y0)
     for j in above:
         f = dt.folded[j]
-        if BUYER_LABEL.match(f):
+        if V.buyer_label.match(f):
             return "buyer"
-        if SELLER_LABEL.match(f):
+        if V.seller_label.match(f):
             return "seller"
     return None
 
@@ -82,9 +82,9 @@ def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
             ctx = dt.folded[i][: m.start()]
             if not ctx.strip(" :"):
                 ctx = dt.context_before(i)
-            if BUYER_CONTEXT.search(ctx):
+            if V.buyer_context.search(ctx):
                 is_buyer = True
-            elif re.search(r"\b(?:seller|supplier|vendor|our|unsere?|notre|nuestro|onze)\b", ctx):
+            elif V.seller_context.search(ctx):
                 is_buyer = False
             else:
                 is_buyer = _party_of(dt, i) == "buyer"

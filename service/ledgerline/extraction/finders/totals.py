@@ -7,18 +7,13 @@ from decimal import Decimal
 from itertools import product
 
 from ..candidates import Cand
+from ..document import AMOUNT_FIELDS
 from ..geometry import DocText
-from ..vocabulary import CREDIT_NOTE_TITLES
+from ..vocabulary import VOCABULARY as V
 
-AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 TOLERANCE = Decimal("0.02")
 
 
-PAID_WORDS = re.compile(
-    r"\b(?:prepaid|already\s+paid|amount\s+paid|paid\s+amount|payment\s+received|deposit|advance\s+payment|"
-    r"anzahlung\w*|bereits\s+(?:bezahlt|gezahlt)|geleistete|vorauszahlung\w*|acompte|deja\s+(?:paye|regle)|"
-    r"montant\s+regle|pagado|anticipo|betaald|vooruitbetaald|aanbetaling|pagato|acconto)\b"
-)
 _RATE_IN_ROW = re.compile(r"\d\s?%|%\s?\d")
 
 
@@ -48,7 +43,7 @@ def add_tax_sum(dt: DocText, cands: dict) -> None:
 
 def is_credit_note(dt: DocText) -> bool:
     head = [dt.folded[i] for i in dt.by_page.get(1, [])[:25]]
-    return any(CREDIT_NOTE_TITLES.search(t) for t in head)
+    return any(V.credit_note_titles.search(t) for t in head)
 
 
 # --------------------------------------------------------------------------- choosing

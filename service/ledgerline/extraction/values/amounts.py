@@ -13,7 +13,6 @@ from decimal import Decimal, InvalidOperation, localcontext
 
 from ..text import normalise_spaces
 
-
 _APOSTROPHES = "'\u2019\u02bc"
 _MINUS = "-\u2212\u2013\u2012"
 

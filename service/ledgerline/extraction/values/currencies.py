@@ -1,69 +1,33 @@
-"""Currency codes, symbols and words that name a currency on a printed invoice."""
+"""Currency codes and the symbols that name one currency on a printed invoice.
+
+The codes are ISO 4217 as CLDR (through babel) knows them: every currency that was legal tender in
+some territory since :data:`IN_USE_SINCE`, so that codes withdrawn recently (HRK in 2023, BGN
+in 2026) are still read on the invoices of those years, and funds, metals and test codes
+(XAU, XTS, …) are not. A few codes are also words printed in capitals on invoices ("ALL PRICES",
+"TOP"), so a bare one is never read as a currency.
+"""
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 
-CURRENCIES = {
-    "EUR",
-    "USD",
-    "GBP",
-    "CHF",
-    "INR",
-    "JPY",
-    "CNY",
-    "CAD",
-    "AUD",
-    "NZD",
-    "SEK",
-    "NOK",
-    "DKK",
-    "PLN",
-    "CZK",
-    "HUF",
-    "RON",
-    "BGN",
-    "HRK",
-    "ISK",
-    "TRY",
-    "RUB",
-    "UAH",
-    "BRL",
-    "MXN",
-    "ARS",
-    "CLP",
-    "COP",
-    "ZAR",
-    "SGD",
-    "HKD",
-    "KRW",
-    "TWD",
-    "THB",
-    "MYR",
-    "IDR",
-    "PHP",
-    "VND",
-    "AED",
-    "SAR",
-    "ILS",
-    "EGP",
-    "MAD",
-    "TND",
-    "XOF",
-    "XAF",
-    "NGN",
-    "KES",
-    "PKR",
-    "BDT",
-    "LKR",
-    "QAR",
-}
+from babel.core import get_global
+from babel.numbers import get_territory_currencies
+
+IN_USE_SINCE = _dt.date(2015, 1, 1)
+CODES_THAT_ARE_WORDS = frozenset({"ALL", "TOP", "PEN", "CUP", "MOP", "BOB", "GEL", "SOS", "BAM"})
+
+
+def _codes_in_use() -> frozenset[str]:
+    codes: set[str] = set()
+    for territory in get_global("territory_currencies"):
+        codes.update(get_territory_currencies(territory, start_date=IN_USE_SINCE, tender=True))
+    return frozenset(codes - CODES_THAT_ARE_WORDS)
+
+
+CURRENCIES = _codes_in_use()
 ISO_CODE = re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])")
-_SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₺": "TRY", "₽": "RUB", "₩": "KRW", "zł": "PLN"}
-_WORDS = [
-    (re.compile(r"\beuros?\b"), "EUR"),
-    (re.compile(r"\bus\s*dollars?\b|\bu\.s\.\s*dollars?\b|\bus\$"), "USD"),
-    (re.compile(r"\brupees?\b|\brs\.?\s?\d|\binr\b"), "INR"),
-    (re.compile(r"\bpounds?\s+sterling\b"), "GBP"),
-    (re.compile(r"\bschweizer\s+franken\b|\bfrancs?\s+suisses?\b|\bsfr\.?\b"), "CHF"),
-]
+# Symbols that name one currency wherever they are printed ("$" and "kr" do not: they stay
+# ambiguous and are handled apart).
+SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₺": "TRY", "₽": "RUB", "₩": "KRW", "zł": "PLN"}

@@ -7,42 +7,10 @@ import datetime as _dt
 import re
 
 from ..text import normalise_spaces
+from ..vocabulary import VOCABULARY
 
-_MONTHS: dict[str, int] = {}
-
-
-def _add_months(names: str) -> None:
-    for i, group in enumerate(names.split(";"), start=1):
-        for name in group.split(","):
-            name = name.strip()
-            if name:
-                _MONTHS[name] = i
-
-
-# en, de, fr, es, nl, it (full names and common abbreviations; lower case, accents kept)
-_add_months(
-    "january,jan;february,feb;march,mar;april,apr;may;june,jun;july,jul;"
-    "august,aug;september,sep,sept;october,oct;november,nov;december,dec"
-)
-_add_months(
-    "januar,jänner,jän;februar,feber;märz,mär,maerz;april;mai;juni;juli;"
-    "august;september;oktober,okt;november;dezember,dez"
-)
-_add_months(
-    "janvier,janv;février,fevrier,févr,fevr,fév;mars;avril,avr;mai;juin;juillet,juil;"
-    "août,aout,aoû;septembre;octobre;novembre;décembre,decembre,déc"
-)
-_add_months(
-    "enero,ene;febrero;marzo;abril,abr;mayo;junio;julio;agosto,ago;septiembre,setiembre,set;"
-    "octubre;noviembre;diciembre,dic"
-)
-_add_months(
-    "januari;februari;maart,mrt;april;mei;juni;juli;augustus;september;oktober;november;december"
-)
-_add_months(
-    "gennaio,gen;febbraio;marzo;aprile;maggio,mag;giugno,giu;luglio,lug;agosto;settembre;"
-    "ottobre,ott;novembre;dicembre"
-)
+# Month names of every vocabulary language (CLDR through babel, see vocabulary.load).
+_MONTHS: dict[str, int] = VOCABULARY.months
 
 _MONTH_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=True))
 _DATE_PATTERNS = [
