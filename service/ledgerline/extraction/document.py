@@ -27,6 +27,7 @@ FIELD_NAMES = (
 )
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 DATE_FIELDS = ("issue_date", "due_date")
+ID_FIELDS = ("invoice_number", "purchase_order")
 KEY_FIELDS = ("invoice_number", "issue_date", "currency", "gross_total", "seller_name")
 LINE_ITEM_KEYS = ("description", "quantity", "unit_price", "net_amount", "vat_rate")
 

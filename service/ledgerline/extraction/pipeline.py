@@ -1,25 +1,23 @@
-"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always."""
+"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always.
+
+Source (PDF text layer, embedded XML) → geometry index → candidate generation (``finders``) →
+choice (``choice``) → EN 16931 validations → the invoice-v1 document.
+"""
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
-
 from . import document as D
-from .candidates import Cand
+from .choice import choose
 from .errors import ExtractionError
-from .finders.header_fields import extract_text_fields
+from .finders import find_candidates
 from .finders.line_items import extract_line_items
-from .finders.parties import extract_parties
 from .geometry import DocText
-from .sources.einvoice_xml import XmlInvoice, pick_invoice_attachment
+from .sources.einvoice_xml import pick_invoice_attachment
 from .sources.pdf_text import MIN_TEXT_CHARS, parse_pdf
-from .text import fold
 from .validation import apply_to_confidence, run_all
-from .values.dates import find_dates
+from .xml_crosscheck import xml_fields
 
-XML_CONFIDENCE = 0.99
-LOW_CONFIDENCE = 0.6
+LOW_CONFIDENCE = 0.6  # a key field less sure than this asks for review
 
 
 def _has_text_layer(parsed) -> bool:
@@ -45,122 +43,16 @@ def _text_entries(fields: dict) -> dict:
     return out
 
 
-def _text_layer(dt: DocText) -> tuple[dict, list, list[str], dict]:
-    fields, reasons, facts = extract_text_fields(dt)
-    fields.update(extract_parties(dt))
-    items = extract_line_items(dt, credit_note=facts.get("credit_note", False))
-    for name in facts.get("vat_checksum_failed", ()):
+def _text_layer(dt: DocText) -> tuple[dict, list, list[str]]:
+    """Fields (the chosen candidates), line items and review reasons from the page's text."""
+    choice = choose(dt, find_candidates(dt))
+    items = extract_line_items(dt, credit_note=choice.credit_note)
+    reasons = list(choice.reasons)
+    for name in choice.vat_checksum_failed:
         reasons.append(f"{name}: printed VAT identifier fails its checksum")
-    return fields, items, reasons, facts
+    return choice.fields, items, reasons
 
 
-# --------------------------------------------------------------------------- XML cross-check
-def _squash(s: str) -> str:
-    return re.sub(r"[\s\-_./:,]", "", fold(s))
-
-
-class _Printed:
-    """Where XML values appear on the printed page."""
-
-    def __init__(self, dt: DocText):
-        self.dt = dt
-        self._amounts = None
-        self._squashed = None
-
-    def amount(self, value: Decimal):
-        if self._amounts is None:
-            self._amounts = {}
-            for i in range(len(self.dt.lines)):
-                for v, s, e, _ in self.dt.amounts(i):
-                    self._amounts.setdefault(v, (i, s, e))
-                    self._amounts.setdefault(-v, (i, s, e))
-        return self._amounts.get(value)
-
-    def text(self, value: str):
-        target = _squash(value)
-        if len(target) < 2:
-            return None
-        for i, f in enumerate(self.dt.folded):
-            if target in _squash(f):
-                return (i, 0, len(self.dt.lines[i].text))
-        if self._squashed is None:
-            self._squashed = _squash(self.dt.full_folded)
-        return (None, 0, 0) if target in self._squashed else None
-
-    def date(self, iso: str):
-        for i, ln in enumerate(self.dt.lines):
-            if not any(c.isdigit() for c in ln.text):
-                continue
-            for d, s, e in find_dates(ln.text, month_first=self.dt.month_first):
-                if d.isoformat() == iso:
-                    return (i, s, e)
-        return None
-
-    def locate(self, name: str, value):
-        if value is None:
-            return None
-        if name in D.AMOUNT_FIELDS:
-            return self.amount(Decimal(value))
-        if name in D.DATE_FIELDS:
-            return self.date(str(value))
-        if name == "currency":
-            hit = self.text(str(value))
-            if hit is None and value == "EUR" and "€" in self.dt.full_text:
-                return (None, 0, 0)
-            return hit
-        return self.text(str(value))
-
-
-def _same(name: str, a, b) -> bool:
-    if a is None or b is None:
-        return False
-    if name in D.AMOUNT_FIELDS:
-        return Decimal(a) == Decimal(b)
-    return _squash(str(a)) == _squash(str(b))
-
-
-def _xml_fields(
-    inv: XmlInvoice, dt: DocText | None, text_fields: dict | None, reasons: list[str]
-) -> dict:
-    printed = _Printed(dt) if dt is not None else None
-    out = {}
-    values = dict(inv.fields)
-    if not values.get("currency"):
-        reasons.append("currency: the embedded XML names no invoice currency")
-    for name in D.FIELD_NAMES:
-        value = values.get(name)
-        if value is None:
-            out[name] = D.field_entry(name, None, 0.0)
-            continue
-        page = bbox = None
-        conf = XML_CONFIDENCE
-        if printed is not None:
-            tcand: Cand | None = (text_fields or {}).get(name)
-            agrees = tcand is not None and _same(name, tcand.out_value(), value)
-            if agrees and tcand.page:
-                page, bbox = tcand.page, tcand.bbox
-            elif agrees:
-                hit = printed.locate(name, value)
-                if hit is not None and hit[0] is not None:
-                    ln = dt.lines[hit[0]]
-                    page, bbox = ln.page, ln.span_bbox(hit[1], hit[2])
-            else:
-                hit = printed.locate(name, value)
-                if hit is not None and hit[0] is not None:
-                    ln = dt.lines[hit[0]]
-                    page, bbox = ln.page, ln.span_bbox(hit[1], hit[2])
-                elif hit is None and tcand is not None and tcand.score >= 0.5:
-                    shown = D.json_value(name, tcand.out_value())
-                    reasons.append(
-                        f"{name}: printed value {shown!r} disagrees with the embedded XML "
-                        f"{D.json_value(name, value)!r}"
-                    )
-                    conf = 0.8
-        out[name] = D.field_entry(name, value, conf, inv.raw.get(name), page, bbox)
-    return out
-
-
-# --------------------------------------------------------------------------- entry point
 def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) -> dict:
     parsed = parse_pdf(path)
     has_text = _has_text_layer(parsed)
@@ -171,15 +63,15 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         )
     reasons: list[str] = []
     dt = DocText(parsed.pages) if has_text else None
-    text_fields = items = facts = None
+    text_fields = items = None
     if dt is not None:
-        text_fields, items, text_reasons, facts = _text_layer(dt)
+        text_fields, items, text_reasons = _text_layer(dt)
     if xml is not None:
         _att, inv = xml
         reasons.extend(f"embedded XML: {w}" for w in inv.warnings)
         if dt is None:
             reasons.append("no text layer: the printed invoice could not be compared with the XML")
-        fields = _xml_fields(inv, dt, text_fields, reasons)
+        fields = xml_fields(inv, dt, text_fields, reasons)
         # note-only lines (no amount, quantity or price) carry no billing data
         line_items = [
             li

@@ -1,64 +1,49 @@
-"""The invoice currency on the page.
-
-Fails closed: a code, a symbol or a word must be printed; a bare '$' becomes USD only with a
-review reason.
-"""
+"""Where the page names a currency (the labelled "Currency: EUR" comes with the header fields)."""
 
 from __future__ import annotations
 
-from ..candidates import Cand
+from ..candidates import Candidate, Evidence
 from ..geometry import DocText
 from ..values.currencies import CURRENCIES, ISO_CODE, SYMBOLS
 from ..vocabulary import VOCABULARY as V
 
+# An ISO code counts on a line that carries an amount or is this short (a "Currency: EUR" cell).
+SHORT_LINE_CHARS = 40
+CODE_VOTES = 2  # a printed code says more than a symbol or a word
 
-def currency_candidate(dt: DocText, labelled: list[Cand]) -> tuple[Cand | None, str | None]:
-    """(candidate, review reason).  Never guesses: a bare '$' is USD only with a reason."""
-    if labelled:
-        best = max(labelled, key=lambda c: c.score)
-        return Cand(
-            "currency",
-            best.value,
-            min(0.97, 0.85 + 0.1 * best.score),
-            best.raw,
-            best.page,
-            best.bbox,
-            best.line,
-        ), None
-    counts: dict[str, int] = {}
-    first: dict[str, tuple[int, int, int]] = {}
+
+def currency_mentions(dt: DocText) -> list[Candidate]:
+    """Every printed sign of a currency, in reading order: ISO codes, unambiguous symbols,
+    currency words; last, the first '$' (which alone says USD only by assumption).
+
+    ``evidence.facts["votes"]`` is what the mention counts for: 2 for a code, the number of times
+    a symbol occurs on its line, 1 for a word anywhere in the document."""
+    out = []
     for i, ln in enumerate(dt.lines):
         t = ln.text
         for m in ISO_CODE.finditer(t):
             code = m.group(0)
-            if code in CURRENCIES and (dt.amounts(i) or len(t) < 40):
-                counts[code] = counts.get(code, 0) + 2
-                first.setdefault(code, (i, m.start(), m.end()))
+            if code in CURRENCIES and (dt.amounts(i) or len(t) < SHORT_LINE_CHARS):
+                out.append(_mention(dt, i, code, m.start(), m.end(), "iso_code", CODE_VOTES))
         for sym, code in SYMBOLS.items():
             k = t.find(sym)
             if k >= 0:
-                counts[code] = counts.get(code, 0) + t.count(sym)
-                first.setdefault(code, (i, k, k + len(sym)))
+                out.append(_mention(dt, i, code, k, k + len(sym), "symbol", t.count(sym)))
     for rx, code in V.currency_words:
-        m = rx.search(dt.full_folded)
-        if m:
-            counts[code] = counts.get(code, 0) + 1
-    if counts:
-        code = max(counts, key=lambda c: counts[c])
-        total = sum(counts.values())
-        conf = 0.9 if counts[code] == total else 0.6 + 0.3 * counts[code] / total
-        if code in first:
-            i, s, e = first[code]
-            ln = dt.lines[i]
-            return Cand("currency", code, conf, ln.text[s:e], ln.page, ln.span_bbox(s, e), i), None
-        return Cand("currency", code, conf * 0.9, None, None, None), None
-    k = dt.full_text.find("$")
-    if k >= 0:
-        for i, ln in enumerate(dt.lines):
-            s = ln.text.find("$")
-            if s >= 0:
-                return (
-                    Cand("currency", "USD", 0.5, "$", ln.page, ln.span_bbox(s, s + 1), i),
-                    "currency: only a '$' sign is printed; USD assumed",
-                )
-    return None, "currency: no currency printed on the invoice"
+        if rx.search(dt.full_folded):
+            out.append(
+                Candidate("currency", code, None, None, None, None, Evidence("currency_word",
+                          facts={"votes": 1}))
+            )
+    for i, ln in enumerate(dt.lines):
+        s = ln.text.find("$")
+        if s >= 0:
+            out.append(_mention(dt, i, "USD", s, s + 1, "dollar_sign", 0))
+            break
+    return out
+
+
+def _mention(dt: DocText, i: int, code: str, s: int, e: int, kind: str, votes: int) -> Candidate:
+    ln = dt.lines[i]
+    evidence = Evidence(kind, relative_y=dt.relative_y(i), facts={"votes": votes})
+    return Candidate("currency", code, ln.text[s:e], ln.page, ln.span_bbox(s, e), i, evidence)

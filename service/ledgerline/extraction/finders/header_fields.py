@@ -1,29 +1,24 @@
-"""Field finding on the text layer: labels, their neighbours, typed values and confidence.
+"""Header-field candidates: the values labels point at, with their evidence.
 
-Every candidate value carries the label weight times a position factor (on the label's own line,
-to its right on the same row, or just below it).  Amounts are then chosen jointly so that
-net + tax = gross holds where the page allows it.
+For every label of a header field (invoice number, dates, purchase order, totals, currency) on
+a line, the value on the label's own line, in the cells to its right on the same row, and in the
+column below it; a cell right of an amount label that sits under a column header of its own
+("HT | TVA | TTC") is a candidate for that header's field. Nothing is scored here.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..candidates import Cand
-from ..document import AMOUNT_FIELDS, DATE_FIELDS
+from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate, Evidence
+from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
 from ..values.currencies import CURRENCIES, ISO_CODE
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
-from .currency import currency_candidate
 from .labels import match_labels, resolve
-from .tax_ids import iban_candidates, vat_candidates
-from .totals import add_tax_sum, choose_amounts, choose_first, is_credit_note
 
-ID_FIELDS = ("invoice_number", "purchase_order")
 LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency",)
-
-POS_SAME, POS_RIGHT, POS_BELOW = 1.0, 0.95, 0.8
 
 
 # --------------------------------------------------------------------------- value readers
@@ -171,7 +166,7 @@ def _column_header_field(dt: DocText, j: int) -> str | None:
     return hits[-1].field if hits else None
 
 
-def _add_right(dt: DocText, h, i: int, base: float, add) -> bool:
+def _add_right(dt: DocText, h, i: int, add, beside_value: bool = False) -> bool:
     """Candidates from the cells right of a label; cells under their own column header
     ("HT | TVA | TTC") count for that header's field."""
     right = _right_values(dt, h.field, i)
@@ -181,15 +176,11 @@ def _add_right(dt: DocText, h, i: int, base: float, add) -> bool:
     for j, got in right:
         col = _column_header_field(dt, j) if len(right) > 1 else None
         if col is not None and col != h.field:
-            add(col, j, got, 0.9 * POS_RIGHT)
+            add(col, j, got, h, UNDER_COLUMN_HEADER)
         else:
             plain.append((j, got))
     for k, (j, got) in enumerate(plain):
-        if h.field == "tax_total":
-            # VAT rows read "rate  basis  tax": the last amount to the right is the tax
-            add(h.field, j, got, base * POS_RIGHT * (1.0 if k == len(plain) - 1 else 0.8))
-        else:
-            add(h.field, j, got, base * POS_RIGHT * (1.0 if k == 0 else 0.75))
+        add(h.field, j, got, h, RIGHT, rank=k, last=k == len(plain) - 1, beside_value=beside_value)
     return True
 
 
@@ -230,15 +221,32 @@ def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, 
 
 
 _LETTERS = re.compile(r"[a-z]{2}")
+PROSE_LINE_CHARS = 70  # a label in a longer line is part of running text
+WEAK_LABEL_WEIGHT = 0.8  # labels weighing less only hint at their field
 
 
-def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
-    cands: dict[str, list[Cand]] = {f: [] for f in LABEL_FIELDS}
+def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Every value a label points at: on its line, right of it on its row, in the column below."""
+    cands: dict[str, list[Candidate]] = {f: [] for f in LABEL_FIELDS}
 
-    def add(field, j, got, score):
+    def add(field, j, got, hit, relation, **where):
         v, raw, s, e, strength = got
         ln = dt.lines[j]
-        cands[field].append(Cand(field, v, score * strength, raw, ln.page, ln.span_bbox(s, e), j))
+        evidence = Evidence(
+            "label",
+            label_field=hit.field,
+            label_weight=hit.weight,
+            label_language=hit.language,
+            label_text=dt.folded[i][hit.start : hit.end],
+            label_line=i,
+            relation=relation,
+            prose=prose,
+            weak_label=hit.weight < WEAK_LABEL_WEIGHT,
+            strength=strength,
+            relative_y=dt.relative_y(j),
+            **where,
+        )
+        cands[field].append(Candidate(field, v, raw, ln.page, ln.span_bbox(s, e), j, evidence))
 
     for i, folded in enumerate(dt.folded):
         if not _LETTERS.search(folded):
@@ -248,29 +256,27 @@ def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
         )
         if not hits:
             continue
-        prose = 0.6 if len(folded) > 70 else 1.0
+        prose = len(folded) > PROSE_LINE_CHARS
         for h in hits:
             lo, hi = _segment(hits, h, len(folded))
-            base = h.weight * prose
             got = _value_from(dt, h.field, i, lo, hi)
             if got:
-                add(h.field, i, got, base * POS_SAME)
+                add(h.field, i, got, h, SAME_LINE)
                 if h.field not in AMOUNT_FIELDS:
                     continue
                 # "Tax 15% on $ 112.90 ... $ 16.94": the figure on the label's line may be a basis
-                _add_right(dt, h, i, base * 0.95, add)
+                _add_right(dt, h, i, add, beside_value=True)
                 continue
             if hi < len(folded) and h.field not in AMOUNT_FIELDS:
                 continue  # another label follows on the same line: the value is not ours
             if h.field in AMOUNT_FIELDS:
-                if _add_right(dt, h, i, base, add):
+                if _add_right(dt, h, i, add):
                     continue
             else:
                 right = _right_values(dt, h.field, i)
                 if right:
-                    add(h.field, right[0][0], right[0][1], base * POS_RIGHT)
+                    add(h.field, right[0][0], right[0][1], h, RIGHT)
                     continue
-            weak = 0.75 if h.weight < 0.8 else 1.0
             if h.field in AMOUNT_FIELDS and _in_item_header(dt, i):
                 continue
             span = dt.lines[i].span_bbox(h.start, h.end)
@@ -278,76 +284,20 @@ def label_candidates(dt: DocText) -> dict[str, list[Cand]]:
             if not column and h.field not in AMOUNT_FIELDS:
                 column = _column_values(dt, h.field, i)  # "... vom" / "05.03.2018" on the next line
             for k, (j, got) in enumerate(column):
-                if k == 0:
-                    add(h.field, j, got, base * POS_BELOW * weak)
-                elif k == len(column) - 1:
-                    # a summary table: the last row under a header is its total
-                    add(h.field, j, got, base * POS_BELOW * weak * 1.05)
+                add(h.field, j, got, h, BELOW, rank=k, last=k > 0 and k == len(column) - 1)
     return cands
 
 
-def extract_text_fields(dt: DocText) -> tuple[dict[str, Cand | None], list[str], dict]:
-    """All header fields from the text layer: (fields, review reasons, facts for later stages)."""
-    reasons: list[str] = []
-    cands = label_candidates(dt)
-    fields: dict[str, Cand | None] = {}
-    for f in ("invoice_number", "issue_date"):
-        for c in cands[f]:  # header fields live at the top of the first page
-            if c.page == 1 and c.line is not None and dt.relative_y(c.line) > 0.6:
-                c.score += 0.1
-    for f in ID_FIELDS + DATE_FIELDS:
-        fields[f] = choose_first(cands[f])
-    if fields["issue_date"] is None:
-        for i in dt.by_page.get(1, []):
-            got = read_date(dt, dt.lines[i].text)
-            if got and not V.not_the_issue_date.search(dt.folded[i]):
-                d, s, e = got
-                ln = dt.lines[i]
-                fields["issue_date"] = Cand(
-                    "issue_date", d, 0.4, ln.text[s:e], ln.page, ln.span_bbox(s, e), i
-                )
-                break
-    if fields["due_date"] is not None and fields["issue_date"] is not None:
-        if (
-            fields["due_date"].value == fields["issue_date"].value
-            and fields["due_date"].line == fields["issue_date"].line
-        ):
-            fields["due_date"] = None
-    add_tax_sum(dt, cands)
-    credit = is_credit_note(dt)
-    if credit:  # a credit note states its sign in its title; EN 16931 amounts are positive
-        for f in AMOUNT_FIELDS:
-            for c in cands[f]:
-                c.value = abs(c.value)
-    amounts, consistent = choose_amounts(dt, cands)
-    if (
-        amounts["amount_due"] is None
-        and amounts["gross_total"] is not None
-        and not V.paid_words.search(dt.full_folded)
-    ):
-        g = amounts["gross_total"]
-        amounts["amount_due"] = Cand(
-            "amount_due", g.value, min(0.6, g.score), None, None, None, derived=True
-        )
-    fields.update(amounts)
-    cur, reason = currency_candidate(dt, cands["currency"])
-    fields["currency"] = cur
-    if reason:
-        reasons.append(reason)
-    seller_vat, buyer_vat = vat_candidates(dt)
-    fields["seller_vat_id"] = choose_first(seller_vat)
-    fields["buyer_vat_id"] = choose_first(buyer_vat)
-    ibans = iban_candidates(dt)
-    fields["iban"] = ibans[0] if ibans else None
-    facts = {
-        "credit_note": credit,
-        "amounts_consistent": consistent,
-        "vat_checksum_failed": tuple(
-            k
-            for k in ("seller_vat_id", "buyer_vat_id")
-            if fields[k] is not None and fields[k].derived
-        ),
-    }
-    for k in facts["vat_checksum_failed"]:
-        fields[k].derived = False
-    return fields, reasons, facts
+def first_date_candidates(dt: DocText) -> list[Candidate]:
+    """The first date on page 1 on a line that names no other event: the issue date of an
+    invoice that does not label it."""
+    for i in dt.by_page.get(1, []):
+        got = read_date(dt, dt.lines[i].text)
+        if got and not V.not_the_issue_date.search(dt.folded[i]):
+            d, s, e = got
+            ln = dt.lines[i]
+            evidence = Evidence("first_date", relative_y=dt.relative_y(i))
+            return [
+                Candidate("issue_date", d, ln.text[s:e], ln.page, ln.span_bbox(s, e), i, evidence)
+            ]
+    return []

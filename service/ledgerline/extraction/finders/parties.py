@@ -11,8 +11,9 @@ buyer's block is never taken for the seller.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ..candidates import Cand
+from ..candidates import BELOW, RIGHT, SAME_LINE, Candidate, Evidence
 from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 
@@ -55,7 +56,9 @@ def _first_part(text: str) -> tuple[str, int, int] | None:
     return name, s, s + len(name)
 
 
-def _cand(dt: DocText, field: str, lines: list[int], score: float, span=None) -> Cand:
+def _cand(
+    dt: DocText, field: str, lines: list[int], kind: str, span=None, relation=None, **facts
+) -> Candidate:
     first = dt.lines[lines[0]]
     if span is not None:
         s, e = span
@@ -67,7 +70,10 @@ def _cand(dt: DocText, field: str, lines: list[int], score: float, span=None) ->
         if len(lines) > 1:
             last = dt.lines[lines[-1]]
             bbox = [min(first.x0, last.x0), last.y0, max(first.x1, last.x1), first.y1]
-    return Cand(field, _clean(text) or text.strip(), score, text, first.page, bbox, lines[0])
+    evidence = Evidence(
+        kind, relation=relation, relative_y=dt.relative_y(lines[0]), facts=facts
+    )
+    return Candidate(field, _clean(text) or text.strip(), text, first.page, bbox, lines[0], evidence)
 
 
 def _continuation_above(dt: DocText, j: int) -> int | None:
@@ -86,7 +92,7 @@ def _continuation_above(dt: DocText, j: int) -> int | None:
     return None
 
 
-def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
+def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
     """The party name in the block under (or beside) the label on line i."""
     m = V.seller_label.match(dt.folded[i]) or V.buyer_label.match(dt.folded[i])
     rest = dt.lines[i].text[m.end() :] if m else ""
@@ -94,10 +100,10 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
         got = _first_part(rest)
         if got and not V.not_name.search(got[0].lower()):
             off = m.end()
-            return _cand(dt, field, [i], score, (off + got[1], off + got[2]))
+            return _cand(dt, field, [i], PARTY_LABEL, (off + got[1], off + got[2]), SAME_LINE)
     for j in dt.right_of(i, max_gap=4 * dt.lines[i].height)[:1]:
         if _namelike(dt, j) and not _is_party_label(dt.folded[j]):
-            return _cand(dt, field, [j], score * 0.95)
+            return _cand(dt, field, [j], PARTY_LABEL, relation=RIGHT)
     cur, taken = i, []
     for _ in range(6):
         nxt = dt.below(cur, max_lines=2.4, x_slack=6.0)[:1]
@@ -111,7 +117,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
         if sub and not taken:
             value = dt.lines[j].text[sub.end() :]
             if _clean(value):
-                return _cand(dt, field, [j], score, (sub.end(), len(dt.lines[j].text)))
+                return _cand(dt, field, [j], PARTY_LABEL, (sub.end(), len(dt.lines[j].text)), BELOW)
             right = dt.right_of(j, max_gap=250)[:1]
             if right and _clean(dt.lines[right[0]].text):
                 lines = list(right)
@@ -129,7 +135,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
                     and not [k for k in dt.row_of(more[0]) if dt.lines[k].x1 < dt.lines[more[0]].x0]
                 ):
                     lines.append(more[0])  # a name printed on two lines
-                return _cand(dt, field, lines, score)
+                return _cand(dt, field, lines, PARTY_LABEL, relation=BELOW)
         if taken:
             if (
                 _namelike(dt, j)
@@ -147,7 +153,7 @@ def _block_name(dt: DocText, i: int, field: str, score: float) -> Cand | None:
             break
         cur = j
     if taken:
-        return _cand(dt, field, taken, score)
+        return _cand(dt, field, taken, PARTY_LABEL, relation=BELOW)
     return None
 
 
@@ -164,51 +170,42 @@ def _sender_line(dt: DocText) -> int | None:
     return None
 
 
-def _strip_declared_form(dt: DocText, cands: list[Cand]) -> None:
-    """French mentions state the legal form apart from the name ("SARL au capital de 120 000 €"):
-    there the company's name (dénomination) is the printed name without that form."""
-    m = next(filter(None, (rx.search(dt.full_folded) for rx in V.declared_capital)), None)
-    if not m:
-        return
-    form = m.group(1)
-    for c in cands:
-        name = str(c.value)
-        stripped = re.sub(rf"[\s,]+{form}\.?$", "", name, flags=re.IGNORECASE)
-        if stripped != name and len(stripped) >= 2:
-            c.value = stripped
+PARTY_LABEL = "party_label"  # the name under (or beside) a "Seller" / "Bill to" label
+SENDER_LINE = "sender_line"  # the return-address line above the address window
+BELOW_SENDER_LINE = "below_sender_line"  # the recipient block under it
+ACCOUNT_HOLDER = "account_holder"  # the holder named with the bank details
+LEGAL_FORM = "legal_form"  # a company name with a legal form, facts: margin, name_key
+LETTERHEAD = "letterhead"  # the first name-like line at the top of page 1
+RECIPIENT_BLOCK = "recipient_block"  # an unlabelled address block, facts: key
+# A legal-form name this close to the top or the bottom of a page is in the letterhead or footer.
+LETTERHEAD_ZONE, FOOTER_ZONE = 0.72, 0.2
+LABEL_LINE_CHARS = 60  # a party label heads a short line
+LETTERHEAD_LINES = 6  # the first lines of page 1 that may hold the letterhead's name
+LETTERHEAD_TOP = 0.8
 
 
-def _merge_names(labelled: list[Cand], others: list[Cand]) -> list[Cand]:
-    """One candidate per name.  A name inside a labelled block's longer name (the legal-form
-    line of a two-line name) supports that block instead of competing with it."""
-    by_name: dict[str, Cand] = {}
-    for c in sorted(labelled, key=lambda c: -c.score) + sorted(others, key=lambda c: -c.score):
-        key = re.sub(r"\W", "", str(c.value).lower())
-        hit = by_name.get(key)
-        if hit is None and c not in labelled:
-            hit = next((v for k, v in by_name.items() if key and key in k and v in labelled), None)
-        if hit is None:
-            by_name[key] = c
-        else:
-            hit.score = min(0.97, max(hit.score, c.score) + 0.1)
-    return list(by_name.values())
+@dataclass
+class PartyCandidates:
+    seller: list[Candidate]
+    buyer: list[Candidate]
+    recipients: list[Candidate]  # unlabelled address blocks, for an invoice without a buyer label
 
 
-def extract_parties(dt: DocText) -> dict[str, Cand | None]:
-    seller: list[Cand] = []
-    buyer: list[Cand] = []
+def party_candidates(dt: DocText) -> PartyCandidates:
+    seller: list[Candidate] = []
+    buyer: list[Candidate] = []
     buyer_lines: set[int] = set()
     for i, folded in enumerate(dt.folded):
-        if len(folded) > 60:
+        if len(folded) > LABEL_LINE_CHARS:
             continue
         if V.buyer_label.match(folded):
-            c = _block_name(dt, i, "buyer_name", 0.8)
+            c = _block_name(dt, i, "buyer_name")
             if c is not None:
                 buyer.append(c)
                 buyer_lines.update(dt.below(i, max_lines=8)[:6])
                 buyer_lines.add(c.line)
         elif V.seller_label.match(folded):
-            c = _block_name(dt, i, "seller_name", 0.85)
+            c = _block_name(dt, i, "seller_name")
             if c is not None:
                 seller.append(c)
     sender = _sender_line(dt)
@@ -216,22 +213,26 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
         text = dt.lines[sender].text
         got = _first_part(text)
         if got and not V.not_name.search(got[0].lower()):
-            seller.append(_cand(dt, "seller_name", [sender], 0.75, (got[1], got[2])))
+            seller.append(_cand(dt, "seller_name", [sender], SENDER_LINE, (got[1], got[2])))
         below = [j for j in dt.below(sender, max_lines=3.5, x_slack=20)[:1] if _namelike(dt, j)]
         if below:
-            c = _cand(dt, "buyer_name", below, 0.7)
-            buyer.append(c)
+            buyer.append(_cand(dt, "buyer_name", below, BELOW_SENDER_LINE))
             buyer_lines.update(below)
     for i, folded in enumerate(dt.folded):
         m = V.account_holder_label.search(folded)
         if m:
             got = _first_part(dt.lines[i].text[m.end() :])
             if got and not V.not_name.search(got[0].lower()):
-                seller.append(
-                    _cand(dt, "seller_name", [i], 0.6, (m.end() + got[1], m.end() + got[2]))
-                )
-    # legal-form names in the letterhead / footer
-    counts: dict[str, int] = {}
+                span = (m.end() + got[1], m.end() + got[2])
+                seller.append(_cand(dt, "seller_name", [i], ACCOUNT_HOLDER, span))
+    seller.extend(_legal_form_names(dt, buyer_lines))
+    seller.extend(_letterhead_name(dt, buyer_lines))
+    return PartyCandidates(seller, buyer, _unlabelled_recipients(dt))
+
+
+def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
+    """Company names with a legal form anywhere outside the buyer's block."""
+    out = []
     for i, folded in enumerate(dt.folded):
         if i in buyer_lines or not V.legal_form.search(folded):
             continue
@@ -239,38 +240,24 @@ def extract_parties(dt: DocText) -> dict[str, Cand | None]:
         if not got or not V.legal_form.search(got[0].lower()) or V.not_name.search(got[0].lower()):
             continue
         ry = dt.relative_y(i)
-        zone = 0.65 if (ry > 0.72 or ry < 0.2) else 0.45
-        if dt.lines[i].page != 1:
-            zone -= 0.1
+        margin = ry > LETTERHEAD_ZONE or ry < FOOTER_ZONE
         key = got[0].lower()
-        counts[key] = counts.get(key, 0) + 1
-        seller.append(_cand(dt, "seller_name", [i], zone, (got[1], got[2])))
-    # the first line of the letterhead
-    for i in dt.by_page.get(1, [])[:6]:
+        out.append(
+            _cand(dt, "seller_name", [i], LEGAL_FORM, (got[1], got[2]), margin=margin, name_key=key)
+        )
+    return out
+
+
+def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
+    for i in dt.by_page.get(1, [])[:LETTERHEAD_LINES]:
         f = dt.folded[i]
         if i in buyer_lines or V.page_title.match(f) or not _namelike(dt, i):
             continue
-        if dt.relative_y(i) < 0.8:
+        if dt.relative_y(i) < LETTERHEAD_TOP:
             continue
         got = _first_part(dt.lines[i].text)
-        if got:
-            seller.append(_cand(dt, "seller_name", [i], 0.35, (got[1], got[2])))
-        break
-    buyer_names = {str(c.value).lower() for c in buyer}
-    seller = [c for c in seller if str(c.value).lower() not in buyer_names]
-    _strip_declared_form(dt, seller)
-    seller = _merge_names(
-        [c for c in seller if c.score >= 0.8], [c for c in seller if c.score < 0.8]
-    )
-    for c in seller:
-        n = counts.get(str(c.value).lower(), 0)
-        if n > 1:
-            c.score = min(0.95, c.score + 0.08 * (n - 1))
-    best_seller = max(seller, key=lambda c: (c.score, -c.page, -(c.line or 0))) if seller else None
-    if not buyer:
-        buyer = _unlabelled_recipient(dt, best_seller)
-    best_buyer = max(buyer, key=lambda c: c.score) if buyer else None
-    return {"seller_name": best_seller, "buyer_name": best_buyer}
+        return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []
+    return []
 
 
 _POSTCODE_CITY = re.compile(
@@ -278,11 +265,11 @@ _POSTCODE_CITY = re.compile(
     r"(?:\d{4,5}|\d{2}-\d{3}|\d{4}\s?[a-z]{2}|[a-z]\d[a-z]\s?\d[a-z]\d)"  # DE/FR/PL/NL/CA codes
     r"\s+[^\W\d_]{2,}"
 )
-def _unlabelled_recipient(dt: DocText, seller: Cand | None) -> list[Cand]:
-    """No buyer label: the address block (name, street, postcode + city) in the upper part of
-    page 1 that is neither the seller's nor a delivery address is the recipient."""
+def _unlabelled_recipients(dt: DocText) -> list[Candidate]:
+    """Address blocks (name, street, postcode + city) in the upper part of page 1 that are not a
+    delivery address: the recipient's, unless it is the seller's (the choice step knows).
+    ``evidence.facts["key"]`` is the folded first line without punctuation."""
     out = []
-    seller_key = re.sub(r"\W", "", str(seller.value).lower()) if seller else None
     for i in dt.by_page.get(1, []):
         if dt.relative_y(i) < 0.45 or not _POSTCODE_CITY.match(dt.folded[i]):
             continue
@@ -305,10 +292,8 @@ def _unlabelled_recipient(dt: DocText, seller: Cand | None) -> list[Cand]:
         context = dt.line_above(first)
         if V.delivery_label.search(context) or V.delivery_label.search(dt.folded[first]):
             continue
-        key = re.sub(r"\W", "", dt.folded[first])
-        if seller_key and (key in seller_key or seller_key in key):
-            continue
         if V.seller_label.match(context):
             continue
-        out.append(_cand(dt, "buyer_name", [first], 0.5))
-    return out[:1]
+        key = re.sub(r"\W", "", dt.folded[first])
+        out.append(_cand(dt, "buyer_name", [first], RECIPIENT_BLOCK, key=key))
+    return out

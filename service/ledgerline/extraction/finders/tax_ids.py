@@ -11,7 +11,7 @@ import re
 from stdnum import iban as _iban
 from stdnum.eu import vat as _vat
 
-from ..candidates import Cand
+from ..candidates import Candidate, Evidence
 from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 
@@ -52,8 +52,24 @@ def _party_of(dt: DocText, i: int) -> str | None:
     return None
 
 
-def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
-    """(seller, buyer) VAT id candidates."""
+def _party_context(dt: DocText, i: int, start: int) -> tuple[str | None, str]:
+    """Whose VAT id the one at line i, column start is, and what says so: the words before it
+    ("Your VAT id", "Unsere USt-IdNr."), else the party label heading its block."""
+    ctx = dt.folded[i][:start]
+    if not ctx.strip(" :"):
+        ctx = dt.context_before(i)
+    if V.buyer_context.search(ctx):
+        return "buyer", "context"
+    if V.seller_context.search(ctx):
+        return "seller", "context"
+    return _party_of(dt, i), "block"
+
+
+def vat_candidates(dt: DocText) -> tuple[list[Candidate], list[Candidate]]:
+    """(seller, buyer) VAT id candidates: checksum-valid ones anywhere, others beside a label.
+
+    ``evidence.facts``: ``checksum_valid``, ``labelled`` (a VAT-id label before it on its line or
+    in the cell to its left) and ``party_by`` ("context" or "block")."""
     seller, buyer = [], []
     for i, ln in enumerate(dt.lines):
         t = ln.text
@@ -78,31 +94,27 @@ def vat_candidates(dt: DocText) -> tuple[list[Cand], list[Cand]]:
                 continue
             if not valid and not re.fullmatch(r"[A-Z]{2}[0-9A-Z]{8,12}", compact):
                 continue
-            score = (0.95 if valid else 0.6) if labelled else 0.75
-            ctx = dt.folded[i][: m.start()]
-            if not ctx.strip(" :"):
-                ctx = dt.context_before(i)
-            if V.buyer_context.search(ctx):
-                is_buyer = True
-            elif V.seller_context.search(ctx):
-                is_buyer = False
-            else:
-                is_buyer = _party_of(dt, i) == "buyer"
-            c = Cand(
+            party, why = _party_context(dt, i, m.start())
+            is_buyer = party == "buyer"
+            evidence = Evidence(
+                "vat_id",
+                relative_y=dt.relative_y(i),
+                facts={"checksum_valid": valid, "labelled": labelled, "party_by": why},
+            )
+            c = Candidate(
                 "buyer_vat_id" if is_buyer else "seller_vat_id",
                 compact,
-                score,
                 raw,
                 ln.page,
                 ln.span_bbox(m.start(), m.end()),
                 i,
+                evidence,
             )
-            c.derived = not valid  # reused as "checksum failed"
             (buyer if is_buyer else seller).append(c)
     return seller, buyer
 
 
-def iban_candidates(dt: DocText) -> list[Cand]:
+def iban_candidates(dt: DocText) -> list[Candidate]:
     out = []
     for i, ln in enumerate(dt.lines):
         for m in _IBAN_RE.finditer(ln.text):
@@ -111,14 +123,14 @@ def iban_candidates(dt: DocText) -> list[Cand]:
             for end in range(len(compact), 14, -1):
                 if _iban.is_valid(compact[:end]):
                     out.append(
-                        Cand(
+                        Candidate(
                             "iban",
                             compact[:end],
-                            0.95,
                             m.group(1),
                             ln.page,
                             ln.span_bbox(m.start(), m.end()),
                             i,
+                            Evidence("iban", relative_y=dt.relative_y(i)),
                         )
                     )
                     break
