@@ -13,22 +13,11 @@ from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
 from .sources.einvoice_xml import pick_invoice_attachment
-from .sources.pdf_text import MIN_TEXT_CHARS, parse_pdf
+from .sources.pdf_text import parse_pdf
 from .validation import apply_to_confidence, run_all
 from .xml_crosscheck import xml_fields
 
 LOW_CONFIDENCE = 0.6  # a key field less sure than this asks for review
-
-
-def _has_text_layer(parsed) -> bool:
-    chars = 0
-    cid = 0
-    for page in parsed.pages:
-        for ln in page.lines:
-            t = ln.text
-            cid += t.count("(cid:")
-            chars += len(t.strip())
-    return chars >= MIN_TEXT_CHARS and cid * 6 < chars
 
 
 def _text_entries(fields: dict) -> dict:
@@ -53,9 +42,43 @@ def _text_layer(dt: DocText) -> tuple[dict, list, list[str]]:
     return choice.fields, items, reasons
 
 
+def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str]):
+    """(fields, line items, validations) of an invoice read from its embedded XML."""
+    reasons.extend(f"embedded XML: {w}" for w in inv.warnings)
+    if dt is None:
+        reasons.append("no text layer: the printed invoice could not be compared with the XML")
+    fields = xml_fields(inv, dt, text_fields, reasons)
+    # note-only lines (no amount, quantity or price) carry no billing data
+    line_items = [
+        li
+        for li in inv.line_items
+        if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))
+    ]
+    values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
+    validations = run_all(
+        values, line_items=line_items, totals=inv.totals, tax_breakdown=inv.tax_breakdown
+    )
+    return fields, line_items, validations
+
+
+def _from_text_layer(text_fields, items, reasons: list[str]):
+    """(fields, line items, validations) of an invoice read from its text alone."""
+    fields = _text_entries(text_fields)
+    values = {k: (v["value"]) for k, v in fields.items()}
+    validations = run_all(values, line_items=items, totals=None, tax_breakdown=None)
+    for name in D.KEY_FIELDS:
+        entry = fields[name]
+        if entry["value"] is None:
+            if not (name == "currency" and any(r.startswith("currency") for r in reasons)):
+                reasons.append(f"{name}: not found on the invoice")
+        elif entry["confidence"] < LOW_CONFIDENCE:
+            reasons.append(f"{name}: low confidence ({entry['confidence']})")
+    return fields, items, validations
+
+
 def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) -> dict:
     parsed = parse_pdf(path)
-    has_text = _has_text_layer(parsed)
+    has_text = parsed.has_text_layer
     xml = pick_invoice_attachment(parsed.attachments) if use_embedded_xml else None
     if not has_text and xml is None:
         raise ExtractionError(
@@ -67,36 +90,12 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
     if dt is not None:
         text_fields, items, text_reasons = _text_layer(dt)
     if xml is not None:
-        _att, inv = xml
-        reasons.extend(f"embedded XML: {w}" for w in inv.warnings)
-        if dt is None:
-            reasons.append("no text layer: the printed invoice could not be compared with the XML")
-        fields = xml_fields(inv, dt, text_fields, reasons)
-        # note-only lines (no amount, quantity or price) carry no billing data
-        line_items = [
-            li
-            for li in inv.line_items
-            if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))
-        ]
-        values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
-        validations = run_all(
-            values, line_items=line_items, totals=inv.totals, tax_breakdown=inv.tax_breakdown
-        )
+        fields, line_items, validations = _from_xml(xml[1], dt, text_fields, reasons)
         source = "embedded_xml"
     else:
         reasons.extend(text_reasons)
-        fields = _text_entries(text_fields)
-        line_items = items
-        values = {k: (v["value"]) for k, v in fields.items()}
-        validations = run_all(values, line_items=line_items, totals=None, tax_breakdown=None)
+        fields, line_items, validations = _from_text_layer(text_fields, items, reasons)
         source = "text_layer"
-        for name in D.KEY_FIELDS:
-            entry = fields[name]
-            if entry["value"] is None:
-                if not (name == "currency" and any(r.startswith("currency") for r in reasons)):
-                    reasons.append(f"{name}: not found on the invoice")
-            elif entry["confidence"] < LOW_CONFIDENCE:
-                reasons.append(f"{name}: low confidence ({entry['confidence']})")
     conf = {k: v["confidence"] for k, v in fields.items() if v["value"] is not None}
     reasons.extend(apply_to_confidence(validations, conf))
     for k, c in conf.items():

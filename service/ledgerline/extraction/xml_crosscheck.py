@@ -90,6 +90,8 @@ def _same(name: str, a, b) -> bool:
 def xml_fields(
     inv: XmlInvoice, dt: DocText | None, text_fields: dict | None, reasons: list[str]
 ) -> dict:
+    """The output entries of the XML's values, placed on the page where the text layer shows
+    them; a printed value the XML contradicts adds a review reason."""
     printed = _Printed(dt) if dt is not None else None
     out = {}
     values = dict(inv.fields)
@@ -107,17 +109,12 @@ def xml_fields(
             agrees = tcand is not None and _same(name, tcand.out_value(), value)
             if agrees and tcand.page:
                 page, bbox = tcand.page, tcand.bbox
-            elif agrees:
-                hit = printed.locate(name, value)
-                if hit is not None and hit[0] is not None:
-                    ln = dt.lines[hit[0]]
-                    page, bbox = ln.page, ln.span_bbox(hit[1], hit[2])
             else:
                 hit = printed.locate(name, value)
                 if hit is not None and hit[0] is not None:
                     ln = dt.lines[hit[0]]
                     page, bbox = ln.page, ln.span_bbox(hit[1], hit[2])
-                elif hit is None and tcand is not None and tcand.score >= DISAGREEMENT_SURE:
+                elif hit is None and not agrees and tcand and tcand.score >= DISAGREEMENT_SURE:
                     shown = D.json_value(name, tcand.out_value())
                     reasons.append(
                         f"{name}: printed value {shown!r} disagrees with the embedded XML "

@@ -28,7 +28,6 @@ class Choice:
     fields: dict[str, Candidate | None]
     reasons: list[str]  # review reasons
     credit_note: bool
-    amounts_consistent: bool
     vat_checksum_failed: tuple[str, ...]  # the chosen VAT ids whose checksum fails
 
 
@@ -44,25 +43,35 @@ def _dates_and_ids(cands: dict, first_dates: list[Candidate]) -> dict[str, Candi
         fields["issue_date"] = first_dates[0]
         first_dates[0].score = rules.FIRST_DATE_SCORE
     due, issue = fields["due_date"], fields["issue_date"]
-    if due is not None and issue is not None and due.value == issue.value and due.line == issue.line:
+    if (
+        due is not None
+        and issue is not None
+        and due.value == issue.value
+        and due.line == issue.line
+    ):
         fields["due_date"] = None  # one date, labelled both ways: it is the issue date
     return fields
 
 
-def _amounts(dt: DocText, cands: dict, found: FoundCandidates) -> tuple[dict, bool]:
+def _amounts(dt: DocText, cands: dict, found: FoundCandidates) -> dict:
     add_tax_sum(dt, cands)
     if found.facts.credit_note:  # a credit note states its sign in its title; EN 16931: positive
         for f in AMOUNT_FIELDS:
             for c in cands[f]:
                 c.value = abs(c.value)
-    amounts, consistent = choose_amounts(dt, cands)
+    amounts, _consistent = choose_amounts(dt, cands)
     gross = amounts["gross_total"]
     if amounts["amount_due"] is None and gross is not None and not found.facts.paid_words:
         amounts["amount_due"] = Candidate(
-            "amount_due", gross.value, None, None, None,
-            score=min(DERIVED_DUE_CEILING, gross.score), derived=True,
+            "amount_due",
+            gross.value,
+            None,
+            None,
+            None,
+            score=min(DERIVED_DUE_CEILING, gross.score),
+            derived=True,
         )
-    return amounts, consistent
+    return amounts
 
 
 def choose(dt: DocText, found: FoundCandidates) -> Choice:
@@ -70,7 +79,7 @@ def choose(dt: DocText, found: FoundCandidates) -> Choice:
     cands = {f: rules.scored_labels(found.fields[f]) for f in ID_FIELDS + DATE_FIELDS}
     cands.update({f: rules.scored_labels(found.fields[f]) for f in AMOUNT_FIELDS})
     fields = _dates_and_ids(cands, _by_kind(found.fields["issue_date"], "first_date"))
-    amounts, consistent = _amounts(dt, cands, found)
+    amounts = _amounts(dt, cands, found)
     fields.update(amounts)
     currency = found.fields["currency"]
     fields["currency"], reason = choose_currency(
@@ -92,4 +101,4 @@ def choose(dt: DocText, found: FoundCandidates) -> Choice:
         for f in ("seller_vat_id", "buyer_vat_id")
         if fields[f] is not None and not fields[f].evidence.facts["checksum_valid"]
     )
-    return Choice(fields, reasons, found.facts.credit_note, consistent, failed)
+    return Choice(fields, reasons, found.facts.credit_note, failed)

@@ -36,7 +36,9 @@ def choose_currency(
     if counts:
         code = max(counts, key=lambda c: counts[c])
         total = sum(counts.values())
-        conf = UNANIMOUS if counts[code] == total else SPLIT_BASE + SPLIT_SPAN * counts[code] / total
+        conf = (
+            UNANIMOUS if counts[code] == total else SPLIT_BASE + SPLIT_SPAN * counts[code] / total
+        )
         if code in first:
             c = first[code]
             return Candidate(

@@ -111,8 +111,10 @@ def choose_parties(dt: DocText, seller: list[Candidate], buyer: list[Candidate])
         candidates = [
             c
             for c in buyer
-            if not (seller_key and (c.evidence.facts["key"] in seller_key
-                                    or seller_key in c.evidence.facts["key"]))
+            if not (
+                seller_key
+                and (c.evidence.facts["key"] in seller_key or seller_key in c.evidence.facts["key"])
+            )
         ][:1]
     for c in candidates:
         c.score = _prior(c)

@@ -32,8 +32,15 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
     for rx, code in V.currency_words:
         if rx.search(dt.full_folded):
             out.append(
-                Candidate("currency", code, None, None, None, None, Evidence("currency_word",
-                          facts={"votes": 1}))
+                Candidate(
+                    "currency",
+                    code,
+                    None,
+                    None,
+                    None,
+                    None,
+                    Evidence("currency_word", facts={"votes": 1}),
+                )
             )
     for i, ln in enumerate(dt.lines):
         s = ln.text.find("$")

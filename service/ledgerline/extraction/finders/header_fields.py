@@ -20,6 +20,21 @@ from .labels import match_labels, resolve
 
 LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency",)
 
+MAX_ID_CHARS = 40  # longer tokens are not invoice or order numbers
+NUMBER_SIGN_REACH = 40  # "(380) Nr. 471102": a number sign this far into the segment
+BARE_INTEGER_STRENGTH = 0.7  # an amount printed without decimals or currency
+BARE_INTEGER_SEGMENT = 12  # ... counts only alone on a segment this short
+CURRENCY_NEAR = 5  # characters around a bare integer where a currency makes it an amount
+RIGHT_CELLS = 6  # cells right of a label that may hold its value
+# A column header above a cell: at most this many line heights above, this wide a cell and this
+# many points of horizontal slack; only labels this specific name a column.
+COLUMN_HEADER_HEIGHTS, COLUMN_HEADER_CHARS, COLUMN_HEADER_SLACK = 14, 30, 8
+COLUMN_HEADER_WEIGHT = 0.8
+# An item-table header near a label: from half a line above to this many lines below, short.
+ITEM_HEADER_BELOW, ITEM_HEADER_CHARS = 2.5, 40
+COLUMN_ROWS = 8  # rows read down a column under a label
+COLUMN_ROW_GAP = 2.6  # line heights between rows of one column
+
 
 # --------------------------------------------------------------------------- value readers
 _ID_TOKEN = re.compile(r"[A-Za-z0-9#][A-Za-z0-9/\-_.#:]*[A-Za-z0-9]|[0-9]{2,}")
@@ -27,6 +42,8 @@ _ID_LEAD = re.compile(
     r"^[\s:#.\-–]*(?:(?:n[°º]|no\.?|nr\.?|nummer|number|num(?:ero)?\.?)\s*[:.]?\s*)?[:#\s]*",
     re.IGNORECASE,
 )
+_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 _NR_IN_TEXT = re.compile(
     r"(?:^|(?<=[\s(),]))(?:n\s?[°º]|no\.?|nr\.?|nummer|number|numero|num\.|#)\s*[:.]?\s*",
     re.IGNORECASE,
@@ -38,7 +55,7 @@ def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
     if not m:
         return None
     tok = m.group(0).rstrip(".:")
-    if not any(c.isdigit() for c in tok) or len(tok) > 40 or len(tok) < 2:
+    if not any(c.isdigit() for c in tok) or len(tok) > MAX_ID_CHARS or len(tok) < 2:
         return None
     for _d, ds, de in find_dates(tok):
         if de - ds >= len(tok) - 1:  # the whole token is a date
@@ -57,7 +74,7 @@ def read_id(text: str) -> tuple[str, int, int] | None:
     got = _id_token(text, lead.end() if lead else 0)
     if got:
         return got
-    for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), 40)):
+    for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), NUMBER_SIGN_REACH)):
         got = _id_token(text, m.end())
         if got:
             return got
@@ -74,11 +91,10 @@ def read_amount(dt: DocText, i: int, lo: int, hi: int):
         after = text[e : e + 3].lstrip()
         if after.startswith("%"):
             continue
-        if not has_dec and not re.search(
-            r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b", text[max(lo, s - 5) : e + 5]
-        ):
+        near = text[max(lo, s - CURRENCY_NEAR) : e + CURRENCY_NEAR]
+        if not has_dec and not _CURRENCY_MARK.search(near):
             # bare integers are weak; accept only when nothing else is on the segment
-            if re.search(r"[A-Za-z]{2,}", text[e:hi]) or len(text[lo:hi].strip()) > 12:
+            if _WORD.search(text[e:hi]) or len(text[lo:hi].strip()) > BARE_INTEGER_SEGMENT:
                 continue
         best = (value, s, e, has_dec)
     return best
@@ -103,7 +119,7 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
         got = read_amount(dt, i, lo, hi)
         if got:
             v, s, e, strong = got
-            return v, text[s:e].strip(), s, e, 1.0 if strong else 0.7
+            return v, text[s:e].strip(), s, e, 1.0 if strong else BARE_INTEGER_STRENGTH
     elif field in DATE_FIELDS:
         got = read_date(dt, seg)
         if got:
@@ -124,7 +140,7 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
 def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
     """Values for field in the cells to the right of line i, up to the next label cell."""
     out = []
-    for j in dt.right_of(i)[:6]:
+    for j in dt.right_of(i)[:RIGHT_CELLS]:
         hi_j = len(dt.folded[j])
         nh = dt.labels(j, LABEL_FIELDS, _plain_hits)
         if nh:
@@ -150,19 +166,21 @@ def _plain_hits(dt: DocText, i: int, fields: tuple) -> list:
 def _column_header_field(dt: DocText, j: int) -> str | None:
     """The amount field named by the column header above cell j, if it sits under one."""
     ln = dt.lines[j]
-    best, best_gap = None, 14 * ln.height
+    best, best_gap = None, COLUMN_HEADER_HEIGHTS * ln.height
     for k in dt.by_page[ln.page]:
         other = dt.lines[k]
         gap = other.y0 - ln.y1
-        if k == j or gap < 0 or gap > best_gap or len(dt.folded[k]) > 30 or dt.amounts(k):
+        if k == j or gap < 0 or gap > best_gap or len(dt.folded[k]) > COLUMN_HEADER_CHARS:
             continue
-        if other.x1 < ln.x0 - 8 or other.x0 > ln.x1 + 8:
+        if dt.amounts(k):
+            continue
+        if other.x1 < ln.x0 - COLUMN_HEADER_SLACK or other.x0 > ln.x1 + COLUMN_HEADER_SLACK:
             continue
         best, best_gap = k, gap
     if best is None:
         return None
     hits = dt.labels(best, AMOUNT_FIELDS, _plain_hits)
-    hits = [h for h in hits if h.weight >= 0.8]
+    hits = [h for h in hits if h.weight >= COLUMN_HEADER_WEIGHT]
     return hits[-1].field if hits else None
 
 
@@ -189,11 +207,10 @@ def _in_item_header(dt: DocText, i: int) -> bool:
     ln = dt.lines[i]
     for j in dt.by_page[ln.page]:
         other = dt.lines[j]
-        if -0.5 * ln.height <= other.y0 - ln.y0 <= 2.5 * ln.height and V.item_table_header.search(
-            dt.folded[j]
-        ):
-            if len(dt.folded[j]) < 40:
-                return True
+        if not -0.5 * ln.height <= other.y0 - ln.y0 <= ITEM_HEADER_BELOW * ln.height:
+            continue
+        if V.item_table_header.search(dt.folded[j]) and len(dt.folded[j]) < ITEM_HEADER_CHARS:
+            return True
     return False
 
 
@@ -202,8 +219,8 @@ def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, 
     a label or a row with running text (then it is an item table, not a summary)."""
     out = []
     cur = i
-    for _ in range(8):
-        nxt = dt.below(cur, max_lines=2.6, xr=xr)[:1]
+    for _ in range(COLUMN_ROWS):
+        nxt = dt.below(cur, max_lines=COLUMN_ROW_GAP, xr=xr)[:1]
         if not nxt:
             break
         j = nxt[0]

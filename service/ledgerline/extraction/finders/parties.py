@@ -70,10 +70,18 @@ def _cand(
         if len(lines) > 1:
             last = dt.lines[lines[-1]]
             bbox = [min(first.x0, last.x0), last.y0, max(first.x1, last.x1), first.y1]
-    evidence = Evidence(
-        kind, relation=relation, relative_y=dt.relative_y(lines[0]), facts=facts
-    )
-    return Candidate(field, _clean(text) or text.strip(), text, first.page, bbox, lines[0], evidence)
+    evidence = Evidence(kind, relation=relation, relative_y=dt.relative_y(lines[0]), facts=facts)
+    value = _clean(text) or text.strip()
+    return Candidate(field, value, text, first.page, bbox, lines[0], evidence)
+
+
+# Party blocks, in points or line heights.
+RIGHT_CELL_HEIGHTS = 4  # the name in the cell right of a label, at most this far
+BLOCK_LINES, BLOCK_GAP, BLOCK_X_SLACK = 6, 2.4, 6.0  # lines read down a block under its label
+SUB_LABEL_REACH = 250  # "Name:" with the name in a cell this far right of it
+ALIGNED = 4  # a name's second line starts within this many points of its first
+SECOND_LINE_GAP = 2.2
+CONTINUATION_ABOVE, CONTINUATION_OVERLAP = 1.2, 0.2
 
 
 def _continuation_above(dt: DocText, j: int) -> int | None:
@@ -82,7 +90,13 @@ def _continuation_above(dt: DocText, j: int) -> int | None:
     for k in dt.by_page[ln.page]:
         other = dt.lines[k]
         gap = other.y0 - ln.y1
-        if k == j or gap < -0.2 * ln.height or gap > 1.2 * ln.height or abs(other.x0 - ln.x0) > 4:
+        if (
+            k == j
+            or gap < -CONTINUATION_OVERLAP * ln.height
+            or gap > CONTINUATION_ABOVE * ln.height
+        ):
+            continue
+        if abs(other.x0 - ln.x0) > ALIGNED:
             continue
         if any(dt.lines[m].x1 < other.x0 for m in dt.row_of(k)):
             continue
@@ -92,8 +106,43 @@ def _continuation_above(dt: DocText, j: int) -> int | None:
     return None
 
 
-def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
-    """The party name in the block under (or beside) the label on line i."""
+def _second_line(dt: DocText, j: int) -> int | None:
+    """The line under name cell j when the name is printed on two lines."""
+    more = dt.below(j, max_lines=SECOND_LINE_GAP, x_slack=ALIGNED)[:1]
+    if not more or V.legal_form.search(dt.folded[j]):
+        return None
+    k = more[0]
+    if (
+        _namelike(dt, k)
+        and not any(c.isdigit() for c in dt.folded[k])
+        and abs(dt.lines[k].x0 - dt.lines[j].x0) < ALIGNED
+        and not [m for m in dt.row_of(k) if dt.lines[m].x1 < dt.lines[k].x0]
+    ):
+        return k
+    return None
+
+
+def _after_sub_label(dt: DocText, j: int, sub, field: str) -> Candidate | None:
+    """The name after a "Name:" / "Firma:" sub-label on line j, or in the cell right of it."""
+    value = dt.lines[j].text[sub.end() :]
+    if _clean(value):
+        return _cand(dt, field, [j], PARTY_LABEL, (sub.end(), len(dt.lines[j].text)), BELOW)
+    right = dt.right_of(j, max_gap=SUB_LABEL_REACH)[:1]
+    if not (right and _clean(dt.lines[right[0]].text)):
+        return None
+    lines = list(right)
+    up = _continuation_above(dt, right[0])
+    if up is not None:
+        lines.insert(0, up)  # "MVM Musterhafter" / "Name: Versicherungsverein ... a.G."
+    else:
+        second = _second_line(dt, right[0])
+        if second is not None:
+            lines.append(second)  # a name printed on two lines
+    return _cand(dt, field, lines, PARTY_LABEL, relation=BELOW)
+
+
+def _beside_label(dt: DocText, i: int, field: str) -> Candidate | None:
+    """The name after the label on its own line ("Seller: Muster GmbH") or in the next cell."""
     m = V.seller_label.match(dt.folded[i]) or V.buyer_label.match(dt.folded[i])
     rest = dt.lines[i].text[m.end() :] if m else ""
     if rest.strip():
@@ -101,12 +150,20 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
         if got and not V.not_name.search(got[0].lower()):
             off = m.end()
             return _cand(dt, field, [i], PARTY_LABEL, (off + got[1], off + got[2]), SAME_LINE)
-    for j in dt.right_of(i, max_gap=4 * dt.lines[i].height)[:1]:
+    for j in dt.right_of(i, max_gap=RIGHT_CELL_HEIGHTS * dt.lines[i].height)[:1]:
         if _namelike(dt, j) and not _is_party_label(dt.folded[j]):
             return _cand(dt, field, [j], PARTY_LABEL, relation=RIGHT)
+    return None
+
+
+def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
+    """The party name in the block under (or beside) the label on line i."""
+    beside = _beside_label(dt, i, field)
+    if beside is not None:
+        return beside
     cur, taken = i, []
-    for _ in range(6):
-        nxt = dt.below(cur, max_lines=2.4, x_slack=6.0)[:1]
+    for _ in range(BLOCK_LINES):
+        nxt = dt.below(cur, max_lines=BLOCK_GAP, x_slack=BLOCK_X_SLACK)[:1]
         if not nxt:
             break
         j = nxt[0]
@@ -115,27 +172,9 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
             break
         sub = V.name_label.match(f)
         if sub and not taken:
-            value = dt.lines[j].text[sub.end() :]
-            if _clean(value):
-                return _cand(dt, field, [j], PARTY_LABEL, (sub.end(), len(dt.lines[j].text)), BELOW)
-            right = dt.right_of(j, max_gap=250)[:1]
-            if right and _clean(dt.lines[right[0]].text):
-                lines = list(right)
-                up = _continuation_above(dt, right[0])
-                if up is not None:
-                    lines.insert(0, up)  # "MVM Musterhafter" / "Name: Versicherungsverein ... a.G."
-                more = dt.below(right[0], max_lines=2.2, x_slack=4)[:1] if up is None else []
-                if (
-                    more
-                    and not V.legal_form.search(dt.folded[right[0]])
-                    and _namelike(dt, more[0])
-                    and not any(c.isdigit() for c in dt.folded[more[0]])
-                    and not dt.right_of(more[0])[:0]
-                    and abs(dt.lines[more[0]].x0 - dt.lines[right[0]].x0) < 4
-                    and not [k for k in dt.row_of(more[0]) if dt.lines[k].x1 < dt.lines[more[0]].x0]
-                ):
-                    lines.append(more[0])  # a name printed on two lines
-                return _cand(dt, field, lines, PARTY_LABEL, relation=BELOW)
+            got = _after_sub_label(dt, j, sub, field)
+            if got is not None:
+                return got
         if taken:
             if (
                 _namelike(dt, j)
@@ -143,7 +182,7 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
                 and not V.person_prefix.match(f)
                 and not V.legal_form.search(dt.folded[taken[0]])
             ):
-                taken.append(j)
+                taken.append(j)  # the name's second line
             break
         if _namelike(dt, j):
             taken.append(j)
@@ -157,15 +196,20 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
     return None
 
 
+SENDER_TOP, SENDER_CHARS = 0.55, 110  # the sender line: upper part of page 1, one short row
+_POSTCODE = re.compile(r"\b\d{4,5}\b")
+_CONTACT = re.compile(r"(?:tel|fax|phone|www|@|iban|bic)")
+
+
 def _sender_line(dt: DocText) -> int | None:
     """The small return-address line above the address window: 'Firma · Straße 1 · 12345 Ort'."""
     for i in dt.by_page.get(1, []):
         row = dt.row_of(i)
         text = " ".join(dt.lines[j].text for j in row)
-        if dt.relative_y(i) < 0.55 or len(text) > 110:
+        if dt.relative_y(i) < SENDER_TOP or len(text) > SENDER_CHARS:
             continue
-        if len(_SENDER_SEP.findall(text)) >= 2 and re.search(r"\b\d{4,5}\b", text) and row[0] == i:
-            if not re.search(r"(?:tel|fax|phone|www|@|iban|bic)", dt.folded[i]):
+        if len(_SENDER_SEP.findall(text)) >= 2 and _POSTCODE.search(text) and row[0] == i:
+            if not _CONTACT.search(dt.folded[i]):
                 return i
     return None
 
@@ -182,6 +226,13 @@ LETTERHEAD_ZONE, FOOTER_ZONE = 0.72, 0.2
 LABEL_LINE_CHARS = 60  # a party label heads a short line
 LETTERHEAD_LINES = 6  # the first lines of page 1 that may hold the letterhead's name
 LETTERHEAD_TOP = 0.8
+# The buyer's block: these many lines within this many line heights under its label.
+BUYER_BLOCK_LINES, BUYER_BLOCK_HEIGHTS = 6, 8
+# The recipient under the sender line: this many line heights down, this many points aside.
+RECIPIENT_BELOW_SENDER, RECIPIENT_X_SLACK = 3.5, 20
+# An unlabelled address block: in the upper part of page 1, up to this many lines above its
+# postcode line, left edges aligned within this many points, lines this close together.
+RECIPIENT_TOP, RECIPIENT_LINES, RECIPIENT_ALIGN, RECIPIENT_SPACING = 0.45, 4, 3, 1.2
 
 
 @dataclass
@@ -202,7 +253,7 @@ def party_candidates(dt: DocText) -> PartyCandidates:
             c = _block_name(dt, i, "buyer_name")
             if c is not None:
                 buyer.append(c)
-                buyer_lines.update(dt.below(i, max_lines=8)[:6])
+                buyer_lines.update(dt.below(i, max_lines=BUYER_BLOCK_HEIGHTS)[:BUYER_BLOCK_LINES])
                 buyer_lines.add(c.line)
         elif V.seller_label.match(folded):
             c = _block_name(dt, i, "seller_name")
@@ -214,7 +265,8 @@ def party_candidates(dt: DocText) -> PartyCandidates:
         got = _first_part(text)
         if got and not V.not_name.search(got[0].lower()):
             seller.append(_cand(dt, "seller_name", [sender], SENDER_LINE, (got[1], got[2])))
-        below = [j for j in dt.below(sender, max_lines=3.5, x_slack=20)[:1] if _namelike(dt, j)]
+        under = dt.below(sender, max_lines=RECIPIENT_BELOW_SENDER, x_slack=RECIPIENT_X_SLACK)
+        below = [j for j in under[:1] if _namelike(dt, j)]
         if below:
             buyer.append(_cand(dt, "buyer_name", below, BELOW_SENDER_LINE))
             buyer_lines.update(below)
@@ -265,22 +317,25 @@ _POSTCODE_CITY = re.compile(
     r"(?:\d{4,5}|\d{2}-\d{3}|\d{4}\s?[a-z]{2}|[a-z]\d[a-z]\s?\d[a-z]\d)"  # DE/FR/PL/NL/CA codes
     r"\s+[^\W\d_]{2,}"
 )
+
+
 def _unlabelled_recipients(dt: DocText) -> list[Candidate]:
     """Address blocks (name, street, postcode + city) in the upper part of page 1 that are not a
     delivery address: the recipient's, unless it is the seller's (the choice step knows).
     ``evidence.facts["key"]`` is the folded first line without punctuation."""
     out = []
     for i in dt.by_page.get(1, []):
-        if dt.relative_y(i) < 0.45 or not _POSTCODE_CITY.match(dt.folded[i]):
+        if dt.relative_y(i) < RECIPIENT_TOP or not _POSTCODE_CITY.match(dt.folded[i]):
             continue
         block = [i]
         cur = i
-        for _ in range(4):  # walk up the block: same left edge, tight line spacing
+        for _ in range(RECIPIENT_LINES):  # walk up the block: same left edge, tight line spacing
             ln = dt.lines[cur]
             ups = [
                 k
                 for k in dt.by_page[ln.page]
-                if abs(dt.lines[k].x0 - ln.x0) < 3 and 0 <= dt.lines[k].y0 - ln.y1 < 1.2 * ln.height
+                if abs(dt.lines[k].x0 - ln.x0) < RECIPIENT_ALIGN
+                and 0 <= dt.lines[k].y0 - ln.y1 < RECIPIENT_SPACING * ln.height
             ]
             if not ups:
                 break

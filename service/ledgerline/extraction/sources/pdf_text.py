@@ -40,7 +40,10 @@ LAYOUT_PARAMS = {
     "all_texts": True,
 }
 MAX_PAGES = 200
-MIN_TEXT_CHARS = 20
+MIN_TEXT_CHARS = 20  # fewer printed characters than this: no text layer to read
+# Glyphs pdfminer cannot map to text come out as "(cid:NN)"; a page with more than one in this
+# many characters has a text layer that cannot be read.
+CID_SHARE = 6
 
 
 @dataclass(slots=True)
@@ -53,6 +56,16 @@ class ParsedPdf:
     @property
     def text_chars(self) -> int:
         return sum(len(ln.text.strip()) for p in self.pages for ln in p.lines)
+
+    @property
+    def has_text_layer(self) -> bool:
+        """Enough readable text to extract from (not a scan, not unmapped glyphs)."""
+        chars = cid = 0
+        for page in self.pages:
+            for ln in page.lines:
+                cid += ln.text.count("(cid:")
+                chars += len(ln.text.strip())
+        return chars >= MIN_TEXT_CHARS and cid * CID_SHARE < chars
 
 
 _GAP = re.compile(r" {3,}")

@@ -26,7 +26,8 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names.
-- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``COLUMN_HEADERS``, ``ITEM_TABLE_HEADERS``: line-item tables.
+- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``COLUMN_HEADERS``: line-item tables (a line naming a
+  description or quantity column is an item-table header).
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
 
 Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
@@ -66,7 +67,7 @@ KNOWN_NAMES = frozenset(
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS COLUMN_HEADERS ITEM_TABLE_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
+    ITEM_SECTIONS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
     DELIVERY_LABELS DECLARED_CAPITAL CURRENCY_WORDS NUMBER_SIGN""".split()
 )
@@ -172,7 +173,7 @@ def _label(entry: tuple, language: str, contexts: dict, number_sign: str) -> Lab
     pattern, weight = entry[0], entry[1]
     condition = entry[2] if len(entry) > 2 else {}
     for key, name in condition.items():
-        if key not in ("before", "not_before") or name not in contexts:
+        if key not in ("before", "not_before") or name not in LABEL_CONTEXTS:
             raise ValueError(f"vocabulary {language}: unknown label condition {key}={name}")
     return Label(
         re.compile(pattern.replace("{number}", number_sign)),
@@ -255,6 +256,12 @@ def _column_headers(lang: _Languages) -> dict[str, re.Pattern]:
     return headers
 
 
+def _item_table_header(lang: _Languages) -> re.Pattern:
+    """A description or a quantity column header: the header row of a line-item table."""
+    headers = _column_headers(lang)
+    return re.compile(f"{headers['description'].pattern}|{headers['quantity'].pattern}")
+
+
 def _currency_words(lang: _Languages) -> tuple[tuple[re.Pattern, str], ...]:
     by_code: dict[str, list[str]] = {}
     for _, module in lang.modules:
@@ -303,7 +310,7 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),
         item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
         column_headers=_column_headers(lang),
-        item_table_header=rx(r"\b(?:{})\b", "ITEM_TABLE_HEADERS"),
+        item_table_header=_item_table_header(lang),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),

@@ -140,7 +140,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (r"\bpreis\b",),
     "description": (r"\b(?:artikel\w*|bezeichnung|beschreibung|leistung|produkt|position)\b",),
 }
-ITEM_TABLE_HEADERS = ("beschreibung", "bezeichnung", "artikel", "produkt", "menge")
 NOT_THE_ISSUE_DATE = ("liefer", "leistung", "bestell", "fallig")
 PAID_WORDS = (r"anzahlung\w*", r"bereits\s+(?:bezahlt|gezahlt)", "geleistete", r"vorauszahlung\w*")
 

@@ -135,8 +135,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (),
     "description": (r"\b(?:description|item|product|service|article|details?)\b",),
 }
-# Header words of a line-item table, whose columns hold item values, not totals.
-ITEM_TABLE_HEADERS = ("description", "article", "product", "item", "qty", "quantity")
 # A first-page date on a line with these words is not taken as the issue date.
 NOT_THE_ISSUE_DATE = ("deliver", "order", "due")
 # Already paid: a gross total is then not the amount due.

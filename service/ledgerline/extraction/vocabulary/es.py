@@ -76,7 +76,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (r"\bprecio\b",),
     "description": (r"\b(?:descripcion|concepto|articulo)\b",),
 }
-ITEM_TABLE_HEADERS = ("descripcion", "cantidad")
 PAID_WORDS = ("pagado", "anticipo")
 
 LEGAL_FORMS = (r"s\.l\.", "sl", r"s\.a\.u\.", "sa", r"s\.a\.")

@@ -115,7 +115,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (r"\bprix\b",),
     "description": (r"\b(?:article|designation|libelle|produit)\b",),
 }
-ITEM_TABLE_HEADERS = ("designation", "article", "produit", "quantite")
 NOT_THE_ISSUE_DATE = ("livraison",)
 PAID_WORDS = ("acompte", r"deja\s+(?:paye|regle)", r"montant\s+regle")
 

@@ -67,7 +67,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (r"\bprezzo\b",),
     "description": (r"\b(?:descrizione|articolo|prodotto)\b",),
 }
-ITEM_TABLE_HEADERS = ("descrizione",)
 PAID_WORDS = ("pagato", "acconto", "anticipo")
 
 LEGAL_FORMS = (r"s\.r\.l\.", "srl", r"s\.p\.a\.", "spa", "snc", r"s\.n\.c\.")

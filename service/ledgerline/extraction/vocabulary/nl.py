@@ -79,7 +79,6 @@ COLUMN_HEADERS = {
     "unit_price_weak": (r"\bprijs\b",),
     "description": (r"\bomschrijving\b",),
 }
-ITEM_TABLE_HEADERS = ("omschrijving", "aantal")
 PAID_WORDS = ("betaald", "vooruitbetaald", "aanbetaling")
 
 LEGAL_FORMS = (r"b\.v\.", "bv", r"n\.v\.", "nv", r"v\.o\.f\.", "vof")
