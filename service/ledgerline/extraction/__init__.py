@@ -4,6 +4,7 @@ Public interface used by the rest of the service::
 
     extract_pdf(path, *, content_hash, use_embedded_xml=True) -> dict   # invoice-v1 document
     ExtractionError(code, message, transient=False)
+    parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
     SCHEMA_VERSION, PREPROCESSING_VERSION, MODEL_VERSION, MODEL_CONFIG, model_config_digest()
 
 The cache key of a result includes the three versions and the digest of MODEL_CONFIG: bump
@@ -21,7 +22,8 @@ import pdfminer
 
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
-from .pdf import LAYOUT_PARAMS, MAX_PAGES
+from .sources.pdf_text import LAYOUT_PARAMS, MAX_PAGES, parse_pdf
+from .vocabulary import LANGUAGES
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
 MODEL_VERSION = "rules-2026.11.2"
@@ -29,7 +31,7 @@ MODEL_CONFIG: dict = {
     "embedded_xml": True,
     "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL"],
     "text_layer_cross_check": True,
-    "languages": ["en", "de", "fr", "es", "nl", "it"],
+    "languages": list(LANGUAGES),
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": getattr(pdfminer, "__version__", "unknown"),
@@ -43,6 +45,7 @@ __all__ = [
     "ExtractionError",
     "extract_pdf",
     "model_config_digest",
+    "parse_pdf",
     "versions",
 ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from decimal import Decimal, localcontext
 
-from .numbers import format_amount
+from .values.amounts import format_amount
 
 SCHEMA_VERSION = "invoice-v1"
 
@@ -27,6 +27,7 @@ FIELD_NAMES = (
 )
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 DATE_FIELDS = ("issue_date", "due_date")
+ID_FIELDS = ("invoice_number", "purchase_order")
 KEY_FIELDS = ("invoice_number", "issue_date", "currency", "gross_total", "seller_name")
 LINE_ITEM_KEYS = ("description", "quantity", "unit_price", "net_amount", "vat_rate")
 

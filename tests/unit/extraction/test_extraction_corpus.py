@@ -51,7 +51,7 @@ UNREAD_XML_NAMESPACES = (b"http://crd.gov.pl/wzor/",)
 
 
 def _carries_unread_xml(path) -> bool:
-    from ledgerline.extraction.pdf import parse_pdf
+    from ledgerline.extraction import parse_pdf
 
     return any(ns in att.data[:4096] for att in parse_pdf(path).attachments
                for ns in UNREAD_XML_NAMESPACES)

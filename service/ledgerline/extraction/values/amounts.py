@@ -1,4 +1,4 @@
-"""Locale-tolerant parsing of printed amounts, percentages and dates.
+"""Locale-tolerant parsing of printed amounts and percentages.
 
 Amounts come back as :class:`decimal.Decimal` (never floats).  Separators seen on invoices:
 ``1.234,56`` ``1 234,56`` ``1,234.56`` ``1'234.56`` (and the typographic apostrophe / thin
@@ -8,24 +8,11 @@ passes the document's decimal separator as ``decimal_hint`` to settle it.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
-import unicodedata
 from decimal import Decimal, InvalidOperation, localcontext
 
-__all__ = [
-    "parse_amount",
-    "find_amounts",
-    "parse_percent",
-    "parse_date",
-    "find_dates",
-    "guess_decimal_separator",
-    "format_amount",
-    "normalise_spaces",
-]
+from ..text import normalise_spaces
 
-_SPACES = "\u00a0\u202f\u2009\u2007\u2008\u200a"
-_SPACE_RE = re.compile(f"[{_SPACES}]")
 _APOSTROPHES = "'\u2019\u02bc"
 _MINUS = "-\u2212\u2013\u2012"
 
@@ -45,12 +32,6 @@ _AMOUNT_RE = re.compile(
     rf"(?P<tsign>[{_MINUS}](?![\d]))?"
     r"\s*(?P<rp>\))?"
 )
-
-
-def normalise_spaces(text: str) -> str:
-    """NFC-normalise and turn the many Unicode spaces into plain spaces."""
-    text = unicodedata.normalize("NFC", text)
-    return _SPACE_RE.sub(" ", text)
 
 
 def guess_decimal_separator(text: str) -> str | None:
@@ -188,124 +169,3 @@ def format_amount(value: Decimal | None) -> str | None:
     if s.startswith("-") and Decimal(s) == 0:
         s = s[1:]
     return s
-
-
-# ---------------------------------------------------------------- dates
-_MONTHS: dict[str, int] = {}
-
-
-def _add_months(names: str) -> None:
-    for i, group in enumerate(names.split(";"), start=1):
-        for name in group.split(","):
-            name = name.strip()
-            if name:
-                _MONTHS[name] = i
-
-
-# en, de, fr, es, nl, it (full names and common abbreviations; lower case, accents kept)
-_add_months(
-    "january,jan;february,feb;march,mar;april,apr;may;june,jun;july,jul;"
-    "august,aug;september,sep,sept;october,oct;november,nov;december,dec"
-)
-_add_months(
-    "januar,jänner,jän;februar,feber;märz,mär,maerz;april;mai;juni;juli;"
-    "august;september;oktober,okt;november;dezember,dez"
-)
-_add_months(
-    "janvier,janv;février,fevrier,févr,fevr,fév;mars;avril,avr;mai;juin;juillet,juil;"
-    "août,aout,aoû;septembre;octobre;novembre;décembre,decembre,déc"
-)
-_add_months(
-    "enero,ene;febrero;marzo;abril,abr;mayo;junio;julio;agosto,ago;septiembre,setiembre,set;"
-    "octubre;noviembre;diciembre,dic"
-)
-_add_months(
-    "januari;februari;maart,mrt;april;mei;juni;juli;augustus;september;oktober;november;december"
-)
-_add_months(
-    "gennaio,gen;febbraio;marzo;aprile;maggio,mag;giugno,giu;luglio,lug;agosto;settembre;"
-    "ottobre,ott;novembre;dicembre"
-)
-
-_MONTH_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=True))
-_DATE_PATTERNS = [
-    # ISO 2024-03-05
-    ("ymd", re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")),
-    # 05.03.2024 / 05/03/2024 / 05-03-2024 / 5.3.24
-    (
-        "num",
-        re.compile(
-            r"(?<![\d.,])(\d{1,2})\s?([./-])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})(?![\d]|[.,]\d)"
-        ),
-    ),
-    # 3 August 2014 / 3. März 2018 / 20 de octubre de 2015 / 20-Oct-2015
-    (
-        "dmy_name",
-        re.compile(
-            rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|er|\.)?[\s\-/]*(?:de\s+)?({_MONTH_ALT})\.?(?:\s+de|,)?[\s\-/]*(\d{{4}}|\d{{2}})(?!\d)",
-            re.IGNORECASE,
-        ),
-    ),
-    # August 3, 2014 / Aug 3 , 2014
-    (
-        "mdy_name",
-        re.compile(
-            rf"(?<![A-Za-z])({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})(?!\d)",
-            re.IGNORECASE,
-        ),
-    ),
-    # 20240305 only as a whole token (CII format 102 style)
-    ("compact", re.compile(r"(?<!\d)(20\d{2})(0[1-9]|1[0-2])([0-3]\d)(?!\d)")),
-]
-
-
-def _mkdate(y: int, m: int, d: int) -> _dt.date | None:
-    if y < 100:
-        y += 2000 if y < 70 else 1900
-    try:
-        return _dt.date(y, m, d)
-    except ValueError:
-        return None
-
-
-def find_dates(text: str, *, month_first: bool = False) -> list[tuple[_dt.date, int, int]]:
-    """All dates in a piece of text, with their spans, in order of appearance."""
-    s = normalise_spaces(text)
-    found: list[tuple[_dt.date, int, int]] = []
-    taken: list[tuple[int, int]] = []
-    for kind, rx in _DATE_PATTERNS:
-        if kind == "compact" and found:
-            continue
-        for m in rx.finditer(s):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            g = m.groups()
-            if kind == "ymd":
-                d = _mkdate(int(g[0]), int(g[1]), int(g[2]))
-            elif kind == "num":
-                a, b, y = int(g[0]), int(g[2]), int(g[3])
-                if g[1] == "." or a > 12:
-                    d = _mkdate(y, b, a)
-                elif b > 12:
-                    d = _mkdate(y, a, b)
-                elif month_first and g[1] == "/":
-                    d = _mkdate(y, a, b)
-                else:
-                    d = _mkdate(y, b, a)
-            elif kind == "dmy_name":
-                d = _mkdate(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
-            elif kind == "mdy_name":
-                d = _mkdate(int(g[2]), _MONTHS[g[0].lower()], int(g[1]))
-            else:
-                d = _mkdate(int(g[0]), int(g[1]), int(g[2]))
-            if d is not None and 1990 <= d.year <= 2100:
-                found.append((d, m.start(), m.end()))
-                taken.append((m.start(), m.end()))
-    found.sort(key=lambda t: t[1])
-    return found
-
-
-def parse_date(text: str, *, month_first: bool = False) -> _dt.date | None:
-    """The first date in ``text`` or None."""
-    dates = find_dates(text or "", month_first=month_first)
-    return dates[0][0] if dates else None

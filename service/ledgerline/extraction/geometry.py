@@ -1,24 +1,41 @@
-"""Geometry helpers over the positioned lines of a parsed PDF: rows, neighbours, folded text."""
+"""A geometry index over the positioned-text model: rows, neighbours, columns, folded text.
+
+Field finders ask it which lines share a row, what lies right of or below a line and what was
+read before it; it does not know which source produced the lines.
+"""
 
 from __future__ import annotations
 
 import re
 
-from .labels import fold
-from .numbers import find_amounts, guess_decimal_separator
-from .pdf import Line, ParsedPdf
+from .model import Line, Page
+from .text import fold
+from .values.amounts import find_amounts, guess_decimal_separator
 
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
+
+# Two lines share a row when their vertical overlap is at least this share of the lower one.
+SAME_ROW_OVERLAP = 0.5
+# Row search looks this many line heights up and down before testing the overlap.
+ROW_SEARCH_HEIGHTS = 3
+RIGHT_OF_SLACK = 2.0  # points a cell may start left of the line's end and still be right of it
+# below(): how far down (in line heights of the upper line) and how far sideways (points).
+BELOW_LINES, BELOW_X_SLACK = 2.6, 12.0
+BELOW_OVERLAP = 0.3  # a lower line may reach up into the upper one by this share of its height
+BELOW_ROW_GRID = 2  # points: lines below whose tops differ by less sort as one row
+# line_above(): the line just above, at most this many line heights away, aligned within
+# this many points (or covering the line's left edge).
+ABOVE_GAP_HEIGHTS, ABOVE_ALIGN = 2.2, 15
+ABOVE_OVERLAP = 0.2
+# context_before(): the cell to the left counts when at most this many line heights away.
+LEFT_CELL_HEIGHTS = 30
 
 
 class DocText:
     """Read-only view of a document's lines with cached folding, amounts and neighbours."""
 
-    def __init__(self, parsed: ParsedPdf):
-        self.parsed = parsed
-        self.pages = parsed.pages
-        self.lines: list[Line] = [ln for p in parsed.pages for ln in p.lines]
-        self.index = {id(ln): i for i, ln in enumerate(self.lines)}
+    def __init__(self, pages: list[Page]):
+        self.lines: list[Line] = [ln for p in pages for ln in p.lines]
         self.folded: list[str] = [fold(ln.text) for ln in self.lines]
         self.full_text = "\n".join(ln.text for ln in self.lines)
         self.full_folded = "\n".join(self.folded)
@@ -27,7 +44,7 @@ class DocText:
         self._amounts: dict[int, list] = {}
         self._rows: dict[int, list[int]] = {}
         self._labels: dict = {}
-        self.page_size = {p.number: (p.width, p.height) for p in parsed.pages}
+        self.page_size = {p.number: (p.width, p.height) for p in pages}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
             self.by_page.setdefault(ln.page, []).append(i)
@@ -55,12 +72,12 @@ class DocText:
 
     def same_row(self, a: Line, b: Line) -> bool:
         overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-        return overlap >= 0.5 * min(a.height, b.height)
+        return overlap >= SAME_ROW_OVERLAP * min(a.height, b.height)
 
     def right_of(self, i: int, max_gap: float | None = None) -> list[int]:
         """Lines on the same row to the right of line i, nearest first."""
         ln = self.lines[i]
-        out = [j for j in self.row_of(i) if j != i and self.lines[j].x0 >= ln.x1 - 2]
+        out = [j for j in self.row_of(i) if j != i and self.lines[j].x0 >= ln.x1 - RIGHT_OF_SLACK]
         if max_gap is not None:
             out = [j for j in out if self.lines[j].x0 - ln.x1 <= max_gap]
         return out
@@ -70,7 +87,8 @@ class DocText:
         got = self._rows.get(i)
         if got is None:
             ln = self.lines[i]
-            lo, hi = ln.y0 - 3 * ln.height, ln.y1 + 3 * ln.height
+            lo = ln.y0 - ROW_SEARCH_HEIGHTS * ln.height
+            hi = ln.y1 + ROW_SEARCH_HEIGHTS * ln.height
             got = [
                 j
                 for j in self.by_page[ln.page]
@@ -94,8 +112,8 @@ class DocText:
     def below(
         self,
         i: int,
-        max_lines: float = 2.6,
-        x_slack: float = 12.0,
+        max_lines: float = BELOW_LINES,
+        x_slack: float = BELOW_X_SLACK,
         xr: tuple[float, float] | None = None,
     ) -> list[int]:
         """Lines under line i that overlap it (or the x-range xr) horizontally, nearest first."""
@@ -109,7 +127,7 @@ class DocText:
             if j == i:
                 continue
             gap = ln.y0 - other.y1
-            if gap < -0.3 * ln.height or ln.y0 - other.y0 > limit + other.height:
+            if gap < -BELOW_OVERLAP * ln.height or ln.y0 - other.y0 > limit + other.height:
                 continue
             if other.y1 >= ln.y1:
                 continue
@@ -117,11 +135,16 @@ class DocText:
                 continue
             out.append(j)
         if xr is None:
-            out.sort(key=lambda j: (-round(self.lines[j].y1 / 2), abs(self.lines[j].x0 - ln.x0)))
+            out.sort(
+                key=lambda j: (
+                    -round(self.lines[j].y1 / BELOW_ROW_GRID),
+                    abs(self.lines[j].x0 - ln.x0),
+                )
+            )
         else:
             out.sort(
                 key=lambda j: (
-                    -round(self.lines[j].y1 / 2),
+                    -round(self.lines[j].y1 / BELOW_ROW_GRID),
                     abs((self.lines[j].x0 + self.lines[j].x1) / 2 - mid),
                 )
             )
@@ -130,13 +153,13 @@ class DocText:
     def line_above(self, i: int) -> str:
         """Folded text of the line just above line i (same column), or ''."""
         ln = self.lines[i]
-        best, best_gap = "", 2.2 * ln.height
+        best, best_gap = "", ABOVE_GAP_HEIGHTS * ln.height
         for j in self.by_page[ln.page]:
             other = self.lines[j]
             gap = other.y0 - ln.y1
-            if j == i or gap < -0.2 * ln.height or gap > best_gap:
+            if j == i or gap < -ABOVE_OVERLAP * ln.height or gap > best_gap:
                 continue
-            if abs(other.x0 - ln.x0) > 15 and not (other.x0 <= ln.x0 <= other.x1):
+            if abs(other.x0 - ln.x0) > ABOVE_ALIGN and not (other.x0 <= ln.x0 <= other.x1):
                 continue
             best, best_gap = self.folded[j], gap
         return best
@@ -147,9 +170,14 @@ class DocText:
         left, left_x = None, -1.0
         for j in self.by_page[ln.page]:
             other = self.lines[j]
-            if j != i and other.x1 <= ln.x0 + 2 and other.x1 > left_x and self.same_row(ln, other):
+            if (
+                j != i
+                and other.x1 <= ln.x0 + RIGHT_OF_SLACK
+                and other.x1 > left_x
+                and self.same_row(ln, other)
+            ):
                 left, left_x = j, other.x1
-        if left is not None and ln.x0 - left_x < 30 * ln.height:
+        if left is not None and ln.x0 - left_x < LEFT_CELL_HEIGHTS * ln.height:
             return self.folded[left]
         return self.line_above(i)
 

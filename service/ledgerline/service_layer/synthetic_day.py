@@ -4,7 +4,7 @@ For the README's worked example and the report benchmark: "40,000 calls, 6,000 o
 repeats, 60 identical pairs in flight together" becomes ledger and job rows whose report
 must show exactly those numbers. Nothing is extracted; rows only.
 
-    python -m ledgerline.service_layer.replay --day 2026-11-29 --calls 40000 --repeats 6000 \
+    python -m ledgerline.service_layer.synthetic_day --day 2026-11-29 --calls 40000 --repeats 6000 \
         --overlapping-pairs 60 --mode shadow
 """
 from __future__ import annotations
@@ -104,7 +104,7 @@ def generate(day: date, shape: Shape, *, price: Decimal, account: str, caller_id
 def _call(job_id, account, digest, started, finished, price) -> dict:
     return dict(operation=OPERATION, account=account, job_id=job_id, request_hash=digest,
                 started_at=started, finished_at=finished, outcome="published", cost=price,
-                worker="replay", fencing_token=1)
+                worker="synthetic", fencing_token=1)
 
 
 def _job(job_id, account, caller_id, digest, outcome, would_be, at) -> dict:
@@ -117,15 +117,15 @@ def _job(job_id, account, caller_id, digest, outcome, would_be, at) -> dict:
                 updated_at=at, finished_at=at)
 
 
-def replay_caller(engine: Engine, account: str) -> str:
-    """The key the replayed uploads are recorded under (created once per account)."""
+def synthetic_caller(engine: Engine, account: str) -> str:
+    """The key the generated uploads are recorded under (created once per account)."""
     now = datetime.now(timezone.utc)
     with transaction(engine, write=True) as conn:
         if not account_exists(conn, account):
             create_account(conn, account, now)
         found = conn.execute(select(api_keys.c.id).where(
-            api_keys.c.account == account, api_keys.c.name == "traffic replay")).scalar()
-        return found or create_key(conn, Role.CUSTOMER, account, "traffic replay", now)[0]
+            api_keys.c.account == account, api_keys.c.name == "synthetic traffic")).scalar()
+        return found or create_key(conn, Role.CUSTOMER, account, "synthetic traffic", now)[0]
 
 
 def write(engine: Engine, traffic: Traffic, batch: int = 10_000) -> None:
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bypass", type=int, default=0)
     parser.add_argument("--mode", choices=["on", "shadow"], default="on",
                         help="shadow: mark what caching would have saved on the repeats")
-    parser.add_argument("--account", default="replay")
+    parser.add_argument("--account", default="synthetic")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     settings = Settings.from_env()
@@ -175,13 +175,13 @@ def main(argv: list[str] | None = None) -> None:
                   shadow=args.mode == "shadow")
     engine = make_engine(settings.database_url)
     try:
-        caller = replay_caller(engine, args.account)
+        caller = synthetic_caller(engine, args.account)
         traffic = generate(args.day, shape, price=settings.price_per_call, account=args.account,
                            caller_id=caller, seed=args.seed)
         write(engine, traffic)
     finally:
         engine.dispose()
-    print(f"replayed {len(traffic.calls)} model calls and {len(traffic.jobs)} uploads "
+    print(f"wrote {len(traffic.calls)} model calls and {len(traffic.jobs)} uploads "
           f"on {args.day}", file=sys.stderr)
 
 

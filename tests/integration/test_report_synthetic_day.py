@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from ledgerline.config import Settings
-from ledgerline.service_layer.replay import Shape, generate, replay_caller, write
 from ledgerline.service_layer.report import Days, duplicate_report
+from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
 
 from .test_report_sql import _dispose_engines, engine  # noqa: F401  (SQLite and PostgreSQL)
 
@@ -16,16 +16,16 @@ DAY = date(2026, 11, 29)
 PRICE = Decimal("0.004")
 
 
-def replay(engine, shape, seed=7):
-    caller = replay_caller(engine, "replay")
-    write(engine, generate(DAY, shape, price=PRICE, account="replay", caller_id=caller, seed=seed))
+def write_day(engine, shape, seed=7):
+    caller = synthetic_caller(engine, "synthetic")
+    write(engine, generate(DAY, shape, price=PRICE, account="synthetic", caller_id=caller, seed=seed))
     [doc] = duplicate_report(engine, Settings(price_per_call=PRICE), Days(DAY, DAY))
     return doc
 
 
 @pytest.mark.slow
 def test_the_contract_example_day_reads_back_exactly(engine):  # noqa: F811
-    doc = replay(engine, Shape(calls=40_000, repeats=6_000, overlapping_pairs=60, shadow=True))
+    doc = write_day(engine, Shape(calls=40_000, repeats=6_000, overlapping_pairs=60, shadow=True))
     [op] = doc["operations"]
     assert op == {"operation": "extract_invoice", "calls": 40_000, "distinct_hashes": 34_000,
                   "repeat_calls": 6_000, "repeat_share": 0.15, "cost": 160.0,
@@ -38,7 +38,7 @@ def test_the_contract_example_day_reads_back_exactly(engine):  # noqa: F811
 
 
 def test_served_uploads_and_bypasses_show_on_the_request_side(engine):  # noqa: F811
-    doc = replay(engine, Shape(calls=400, repeats=60, overlapping_pairs=3, hits=40, joined=3,
+    doc = write_day(engine, Shape(calls=400, repeats=60, overlapping_pairs=3, hits=40, joined=3,
                                bypass=2))
     [op] = doc["operations"]
     assert (op["calls"], op["repeat_calls"], op["overlapping_calls"]) == (400, 60, 6)
