@@ -121,3 +121,21 @@ def test_hostile_xml_gets_its_own_error(tmp_path, case):
     with pytest.raises(ExtractionError) as raised:
         extract(tmp_path, data)
     assert raised.value.code == code
+
+
+def test_the_extract_command_takes_xml(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from ledgerline.cli import main
+
+    ubl, cii = tmp_path / "a", tmp_path / "b"
+    ubl.write_bytes(einvoices.make("ubl", 3)[0])
+    cii.write_bytes(einvoices.make("cii", 3)[0])
+    result = CliRunner().invoke(main, ["extract", str(ubl), str(cii)])
+    assert result.exit_code == 0, result.output
+    documents = [json.loads(line) for line in result.output.splitlines()]
+    assert [d["source"] for d in documents] == ["xml", "xml"]
+    assert documents[1]["fields"]["gross_total"]["value"] == einvoices.make("cii", 3)[1][
+        "gross_total"]
