@@ -63,9 +63,8 @@ class QueueCollector:
         from .adapters.db.engine import transaction
         from .adapters.db.report import queue_state
 
-        now = self.services.clock()
         with transaction(self.services.engine, write=False) as conn:
-            state = queue_state(conn, now)
+            state = queue_state(conn)
         for name, doc, value in [
             ("ledgerline_queue_depth", "Jobs waiting for a worker", state.pending),
             ("ledgerline_queue_oldest_pending_age_seconds",
