@@ -17,7 +17,7 @@ from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
-from ..service_layer.intake import authorise_upload, upload
+from ..service_layer.intake import authorise_upload, retry, upload
 from . import headers
 from .auth import current_caller
 
@@ -56,6 +56,22 @@ def create_invoice(account: str):
     wait = headers.prefer_wait(request.headers.get("Prefer"))
     result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
                     fresh=fresh)
+    return _accepted(services, caller, account, result, wait)
+
+
+@bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
+def retry_invoice(account: str, invoice_id: str):
+    """A new attempt for a failed invoice (its uploader, or a customer of the account)."""
+    services, caller = _services(), current_caller()
+    authorise_upload(caller, _account(account))
+    key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
+    wait = headers.prefer_wait(request.headers.get("Prefer"))
+    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+    return _accepted(services, caller, account, result, wait)
+
+
+def _accepted(services, caller, account: str, result, wait: int):
+    """201 finished, 202 pending or running, 200 an idempotent replay; with Location."""
     invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
