@@ -174,6 +174,8 @@ class Worker:
             attempt.finish_failed("worker_error", f"{type(exc).__name__} in the worker")
         finally:
             keeper.stop()
+            if keeper.lost.is_set():
+                self._resume_extraction()
             self._notify()
         return True
 
@@ -199,6 +201,12 @@ class Worker:
         cancel = getattr(self.extractor, "cancel", None)
         if cancel is not None:
             cancel()
+
+    def _resume_extraction(self) -> None:
+        """After a lost lease stopped the extraction, take the next job (unless stopping)."""
+        resume = getattr(self.extractor, "resume", None)
+        if resume is not None and not self._stop.is_set():
+            resume()
 
     def write(self, action):
         """One short write transaction, retried through a database restart for up to a lease:
@@ -269,7 +277,7 @@ class Attempt:
                            versions=extractor.versions)
         except Cancelled as exc:
             self.end_call(CallOutcome.UNSTARTED if exc.before_start else CallOutcome.CANCELLED)
-            self._after_cancel()
+            self._after_cancel(started=not exc.before_start)
         except Refused as exc:
             self.end_call(CallOutcome.REFUSED)
             self.finish_failed(exc.code, exc.message)
@@ -282,14 +290,12 @@ class Attempt:
             self.finish_failed("extraction_error", type(exc).__name__)
         return None
 
-    def _after_cancel(self) -> None:
+    def _after_cancel(self, *, started: bool) -> None:
         if self.keeper.lost.is_set():  # the lease is gone: the job is another worker's now
-            if not self.worker._stop.is_set():
-                resume = getattr(self.worker.extractor, "resume", None)
-                if resume is not None:
-                    resume()
             return
-        self._release(after=0.0)  # shutting down: back to the queue, not to failed
+        # Shutting down: back to the queue, not to failed; an attempt that never started the
+        # extraction does not count against the job's attempts.
+        self._release(after=0.0, refund_attempt=not started)
         log.info("job %s handed back on shutdown", self.job.claim.job_id)
 
     def _publish(self, document: dict) -> None:
