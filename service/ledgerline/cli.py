@@ -30,8 +30,11 @@ def settings_or_exit() -> Settings:
         sys.exit(2)
 
 
-def engine_or_exit(settings: Settings, *, migrated: bool = True):
-    """An engine on a database with this release's schema, else a clear line and exit 2."""
+def engine_or_exit(settings: Settings, *, migrated: bool = True, long_running: bool = False):
+    """An engine on a database with this release's schema, else a clear line and exit 2.
+
+    `long_running` (serve, worker): a database that cannot be reached yet is not fatal; the
+    service reports it (503, readiness) and carries on once it is back."""
     from sqlalchemy.exc import OperationalError
 
     from .adapters.db.engine import make_engine
@@ -43,6 +46,10 @@ def engine_or_exit(settings: Settings, *, migrated: bool = True):
     try:
         state = schema_state(engine)
     except OperationalError as exc:
+        if long_running:
+            click.echo(f"ledgerline: cannot reach the database at {_shown_url(settings)} yet "
+                       f"({type(exc.orig).__name__}); starting anyway", err=True)
+            return engine
         _exit(f"cannot reach the database at {_shown_url(settings)}: {exc.orig or exc}")
     if state.missing:
         _exit(f"the database at {_shown_url(settings)} has no Ledgerline schema; "
@@ -158,7 +165,7 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
     settings = settings_or_exit()
     if sqlite_path(settings.database_url):
         upgrade(settings.database_url)  # the embedded default sets itself up
-    engine_or_exit(settings).dispose()
+    engine_or_exit(settings, long_running=True).dispose()
     env = dict(os.environ)
     env["LEDGERLINE_EMBEDDED_WORKER"] = "0" if no_embedded_worker else "1"
     # Normalised for gunicorn's configuration, which reads them raw: the access log is on
@@ -187,7 +194,7 @@ def worker(concurrency: int, grace: float | None) -> None:
     settings = settings_or_exit()
     logging.basicConfig(level=settings.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    services = bootstrap(settings, engine=engine_or_exit(settings))
+    services = bootstrap(settings, engine=engine_or_exit(settings, long_running=True))
     # One extractor per worker thread: a lost lease cancels only that thread's extraction.
     extractors = [services.extractor] + [configured_extractor(settings)
                                          for _ in range(concurrency - 1)]
