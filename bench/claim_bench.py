@@ -59,13 +59,15 @@ WHERE job_id = :id AND outcome = 'running' AND fencing_token < :token""")
 def load(pg, database: str, finished: int, joined: int, calls: int) -> None:
     """The history, in a handful of set-based statements."""
     statements = [
-        f"""INSERT INTO accounts SELECT 'acct-' || a, now() FROM generate_series(1, {ACCOUNTS}) a""",
+        f"""INSERT INTO accounts SELECT 'acct-' || a, now()
+            FROM generate_series(1, {ACCOUNTS}) a""",
         f"""INSERT INTO api_keys SELECT 'key_' || a, md5('key' || a), 'customer', 'acct-' || a,
             NULL, now() FROM generate_series(1, {ACCOUNTS}) a""",
         f"""INSERT INTO jobs (id, account, caller_id, request_hash, cache_key, content_hash,
                 status, outcome, fresh, fencing_token, attempts, run_after, created_at,
                 updated_at, finished_at)
-            SELECT 'job_f' || g, 'acct-' || (g % {ACCOUNTS} + 1), 'key_' || (g % {ACCOUNTS} + 1),
+            SELECT 'job_f' || g, 'acct-' || (g % {ACCOUNTS} + 1),
+                'key_' || (g % {ACCOUNTS} + 1),
                 md5('r' || g), md5('k' || g), 'blake3:' || md5('c' || g), 'completed', 'miss',
                 false, 1, 1, t, t, t, t
             FROM generate_series(1, {finished}) g,
@@ -74,15 +76,16 @@ def load(pg, database: str, finished: int, joined: int, calls: int) -> None:
         f"""INSERT INTO jobs (id, account, caller_id, request_hash, cache_key, content_hash,
                 status, outcome, fresh, leader_id, fencing_token, attempts, run_after,
                 created_at, updated_at)
-            SELECT 'job_j' || g, 'acct-' || (g % {ACCOUNTS} + 1), 'key_' || (g % {ACCOUNTS} + 1),
+            SELECT 'job_j' || g, 'acct-' || (g % {ACCOUNTS} + 1),
+                'key_' || (g % {ACCOUNTS} + 1),
                 md5('jr' || g), md5('k' || g), 'blake3:' || md5('c' || g), 'pending', 'joined',
                 false, 'job_f' || (g % {finished} + 1), 0, 0, t, t, t
             FROM generate_series(1, {joined}) g,
                  LATERAL (SELECT now() - (g || ' seconds')::interval AS t) s""",
         f"""INSERT INTO model_calls (operation, account, job_id, request_hash, started_at,
                 finished_at, outcome, cost, worker, fencing_token)
-            SELECT 'extract_invoice', 'acct-' || (g % {ACCOUNTS} + 1), 'job_f' || (g % {finished} + 1),
-                md5('k' || g), t, t + interval '1 second', 'published', 0.004, 'bench', 1
+            SELECT 'extract_invoice', 'acct-' || (g % {ACCOUNTS} + 1),
+                'job_f' || (g % {finished} + 1), md5('k' || g), t, t + interval '1 second', 'published', 0.004, 'bench', 1
             FROM generate_series(1, {calls}) g,
                  LATERAL (SELECT now() - (g || ' seconds')::interval AS t) s""",
     ]

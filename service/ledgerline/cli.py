@@ -286,7 +286,8 @@ def parse_horizon(text: str) -> timedelta:
     """`30d`, `12h`, `90m`."""
     match = _DURATION.fullmatch(text.strip())
     if not match:
-        raise click.BadParameter("use a number and a unit: 30d, 12h or 90m", param_hint="--older-than")
+        raise click.BadParameter("use a number and a unit: 30d, 12h or 90m",
+                                 param_hint="--older-than")
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
@@ -301,7 +302,8 @@ def purge(older_than: str) -> None:
     schedule it (cron, a Kubernetes CronJob, an ECS scheduled task). Prints what it removed.
     """
     from .bootstrap import bootstrap
-    from .service_layer.retention import MIN_HORIZON, purge as purge_rows
+    from .service_layer.retention import MIN_HORIZON
+    from .service_layer.retention import purge as purge_rows
 
     horizon = parse_horizon(older_than)
     if horizon < MIN_HORIZON:

@@ -31,7 +31,8 @@ def purge_calls(conn: Connection, horizon_seconds: float, batch: int) -> int:
                   .where(func.date(model_calls.c.started_at) < cutoff_day,
                          model_calls.c.outcome != CallOutcome.RUNNING.value)
                   .limit(batch))
-    return conn.execute(delete(model_calls).where(model_calls.c.id.in_(ids.scalar_subquery()))).rowcount
+    return conn.execute(
+        delete(model_calls).where(model_calls.c.id.in_(ids.scalar_subquery()))).rowcount
 
 
 def purge_jobs(conn: Connection, horizon_seconds: float, batch: int) -> int:
