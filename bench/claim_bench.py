@@ -85,7 +85,8 @@ def load(pg, database: str, finished: int, joined: int, calls: int) -> None:
         f"""INSERT INTO model_calls (operation, account, job_id, request_hash, started_at,
                 finished_at, outcome, cost, worker, fencing_token)
             SELECT 'extract_invoice', 'acct-' || (g % {ACCOUNTS} + 1),
-                'job_f' || (g % {finished} + 1), md5('k' || g), t, t + interval '1 second', 'published', 0.004, 'bench', 1
+                'job_f' || (g % {finished} + 1), md5('k' || g), t, t + interval '1 second',
+                'published', 0.004, 'bench', 1
             FROM generate_series(1, {calls}) g,
                  LATERAL (SELECT now() - (g || ' seconds')::interval AS t) s""",
     ]
