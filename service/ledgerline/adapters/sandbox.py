@@ -57,10 +57,18 @@ class SandboxLimits:
 
 
 class Cancelled(ExtractionError):
-    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it."""
+    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it.
 
-    def __init__(self, message: str = "extraction cancelled by shutdown"):
+    `before_start`: no extraction process had been started, so no work was done (cost 0)."""
+
+    def __init__(self, message: str = "extraction cancelled by shutdown", *,
+                 before_start: bool = False):
         super().__init__("extraction_cancelled", message, transient=True)
+        self.before_start = before_start
+
+
+class Refused(ExtractionError):
+    """The structural pre-flight refused the file before the extractor saw it (cost 0)."""
 
 
 class SandboxedExtractor:
@@ -95,7 +103,7 @@ class SandboxedExtractor:
 
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
-            raise Cancelled()
+            raise Cancelled(before_start=True)
         reader, writer = self._context.Pipe(duplex=False)
         proc = self._context.Process(
             target=_child_main, name="ledgerline-extract", daemon=True,
@@ -156,6 +164,9 @@ def _unpack(message) -> dict:
     if kind == "error":
         code, text, transient = payload
         raise ExtractionError(code, text, transient=transient)
+    if kind == "refused":
+        code, text = payload
+        raise Refused(code, text)
     log.error("extraction raised inside the sandbox:\n%s", payload)
     raise ExtractionError("extraction_error", payload.strip().splitlines()[-1][:500])
 
@@ -246,10 +257,15 @@ def _limit_self(limits: SandboxLimits) -> None:
 def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimits) -> None:
     try:
         _limit_self(limits)
-        if detect_file(path) is not Format.XML:  # XML has its own hardened reader
-            check_pdf(path, PreflightLimits(max_pages=limits.max_pages,
-                                            max_decompressed_bytes=limits.max_decompressed_mb * MB))
-        message = ("ok", _build(recipe).extract(path, content_hash))
+        try:
+            if detect_file(path) is not Format.XML:  # XML has its own hardened reader
+                check_pdf(path, PreflightLimits(
+                    max_pages=limits.max_pages,
+                    max_decompressed_bytes=limits.max_decompressed_mb * MB))
+        except ExtractionError as exc:  # refused before any extraction: reported apart
+            message = ("refused", (exc.code, exc.message))
+        else:
+            message = ("ok", _build(recipe).extract(path, content_hash))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _CpuLimit:

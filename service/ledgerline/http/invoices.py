@@ -18,7 +18,7 @@ from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
 from ..formats import HEAD_BYTES, detect
-from ..service_layer.intake import authorise_upload, upload
+from ..service_layer.intake import authorise_upload, retry, upload
 from . import headers, limits
 from .auth import current_caller
 
@@ -63,6 +63,22 @@ def create_invoice(account: str):
     asked = headers.prefer_wait(request.headers.get("Prefer"))
     result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
                     fresh=fresh)
+    return _accepted(services, caller, account, result, asked)
+
+
+@bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
+def retry_invoice(account: str, invoice_id: str):
+    """A new attempt for a failed invoice (its uploader, or a customer of the account)."""
+    services, caller = _services(), current_caller()
+    authorise_upload(caller, _account(account))
+    key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
+    asked = headers.prefer_wait(request.headers.get("Prefer"))
+    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+    return _accepted(services, caller, account, result, asked)
+
+
+def _accepted(services, caller, account: str, result, asked: int):
+    """201 finished, 202 pending or running, 200 an idempotent replay; with Location."""
     with limits.wait_slot(caller.key_id, asked) as wait:
         invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
