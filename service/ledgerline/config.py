@@ -21,6 +21,9 @@ class Settings:
     extract_memory_mb: int = 1024  # address-space limit of the extraction child
     extract_max_pages: int = 200  # the extractor's own page limit (extraction.MAX_PAGES)
     extract_max_decompressed_mb: int = 200  # all of a document's streams, inflated
+    ocr_dpi: int = 300  # scans are read at this resolution (pages rendered, images scaled)
+    ocr_max_pixels: int = 100_000_000  # of one image page, checked before decoding
+    ocr_languages: str = "all"  # ISO 639-1 codes (en,de,…) or "all" Ledgerline reads
     # Requests a minute per API key, per API process (http/security.py says why); 0 = off.
     rate_limit_per_minute: int = 600
     extra: dict = field(default_factory=dict)
@@ -49,4 +52,7 @@ class Settings:
                                             or d.extract_max_decompressed_mb),
             rate_limit_per_minute=int(env.get("LEDGERLINE_RATE_LIMIT_PER_MINUTE")
                                       or d.rate_limit_per_minute),
+            ocr_dpi=int(env.get("LEDGERLINE_OCR_DPI") or d.ocr_dpi),
+            ocr_max_pixels=int(env.get("LEDGERLINE_OCR_MAX_PIXELS") or d.ocr_max_pixels),
+            ocr_languages=env.get("LEDGERLINE_OCR_LANGUAGES") or d.ocr_languages,
         )

@@ -106,13 +106,28 @@ def test_a_bomb_is_refused_even_when_the_memory_limit_would_allow_it(tmp_path):
     assert outcome(sandbox, write(tmp_path, "bomb", corpus.flate_bomb(1)))[0] == "pdf_too_large"
 
 
-def test_a_bomb_pdfminer_inflates_before_any_check_is_stopped_by_the_memory_limit(tmp_path):
-    # With no usable xref, pdfminer rebuilds it by opening every object stream, in the
-    # constructor the pre-flight itself needs; only RLIMIT_AS stands in the way.
-    sandbox = SandboxedExtractor(real_extractor(),
-                                 dataclasses.replace(LIMITS, memory_mb=160, timeout_seconds=30))
-    code, _ = outcome(sandbox, write(tmp_path, "objstm", corpus.object_stream_bomb()))
-    assert code == "pdf_too_large"
+@pytest.mark.parametrize("make", [corpus.object_stream_bomb,
+                                  corpus.catalog_in_object_stream_bomb])
+def test_a_stream_pdfminer_inflates_while_opening_the_document_is_held_to_the_budget(tmp_path,
+                                                                                  make):
+    # pdfminer inflates these in the PDFDocument constructor the pre-flight itself needs: with no
+    # usable xref it opens every object stream while rebuilding one; with a valid xref stream it
+    # opens the object stream that holds the catalog. The budget stops both, not the memory
+    # limit, which here would let the bomb through.
+    roomy = dataclasses.replace(LIMITS, memory_mb=4096, max_decompressed_mb=8)
+    sandbox = SandboxedExtractor(misbehaving.ReportsPid(), roomy)
+    with pytest.raises(ExtractionError) as failure:
+        sandbox.extract(write(tmp_path, "objstm", make()), "blake3:" + "0" * 64)
+    assert failure.value.code == "pdf_too_large"
+    assert "decompress" in failure.value.message
+
+
+def test_an_object_stream_within_the_budget_still_opens(tmp_path):
+    from ledgerline.adapters.preflight import PreflightLimits, check_pdf
+
+    path = write(tmp_path, "objstm", corpus.catalog_in_object_stream_bomb(megabytes=4))
+    report = check_pdf(path, PreflightLimits(max_pages=5, max_decompressed_bytes=8 << 20))
+    assert report.pages == 1 and report.decompressed_bytes > 4 << 20
 
 
 def test_the_page_cap_is_a_setting(tmp_path):
