@@ -114,6 +114,15 @@ class SandboxedExtractor:
     def resume(self) -> None:
         self.cancel_event.clear()
 
+    def warm(self) -> None:
+        """Start the fork server now and wait until it has preloaded the extraction code and
+        Tesseract's models (seconds, for every OCR language), so that no document claimed
+        later waits for it, and a shutdown never finds a child stuck in its start."""
+        proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
+        proc.start()
+        proc.join()
+        proc.close()
+
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
             raise Cancelled()
@@ -192,6 +201,10 @@ class _Codes:
 
 PDF_CODES = _Codes("pdf_timeout", "pdf_too_large", "pdf_crashed", "the PDF parser")
 IMAGE_CODES = _Codes("ocr_timeout", "image_too_large", "ocr_crashed", "OCR")
+
+
+def _noop() -> None:
+    pass
 
 
 def _family(path) -> str:

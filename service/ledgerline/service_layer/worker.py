@@ -103,6 +103,9 @@ class Worker:
 
     def run(self, stop: threading.Event) -> None:
         """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
+        warm = getattr(self.services.extractor, "warm", None)  # the sandbox's fork server
+        if warm is not None:
+            warm()
         wake = self.services.work_available
         while not stop.is_set():
             try:

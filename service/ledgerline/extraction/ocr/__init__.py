@@ -2,10 +2,12 @@
 
 Public interface::
 
+    read_document(path, options) -> (ParsedPdf, ocr_pages)   # any accepted file, OCR where due
+    location_confidence(lines, index, page, bbox) -> float    # OCR's certainty of a field
     read_image(path, options) -> list[Page]           # JPEG, PNG, TIFF (every page), WebP, HEIF
     pages_to_ocr(path, pages) -> list[int]            # PDF pages whose text layer is missing
     read_pdf_pages(path, numbers, options) -> list[Page]   # those pages, rendered and read
-    fingerprint(options) -> dict; preprocessing_tag(options) -> str   # for the cache key
+    fingerprint(options) -> dict; preprocessing_version(text_layer_version, options) -> str
     OcrOptions, OcrLine, span_confidence, bbox_confidence
 
 Pages are the text layer's ``Page``; their lines are :class:`OcrLine` (a ``Line`` with a
@@ -27,12 +29,15 @@ import blake3
 from .engine import engine_for, installed_languages, tessdata_dir, tesseract_version
 from .images import frames
 from .lines import page_from_result
-from .model import OcrLine, Page, bbox_confidence, span_confidence
+from .model import (OcrLine, Page, ParsedPdf, bbox_confidence, location_confidence, parse_pdf,
+                    span_confidence)
 from .options import OcrOptions
 
 __all__ = [
-    "OcrLine", "OcrOptions", "bbox_confidence", "fingerprint", "in_progress", "pages_to_ocr",
-    "preprocessing_tag", "read_image", "read_pdf_pages", "span_confidence", "warm",
+    "OcrLine", "OcrOptions", "bbox_confidence", "fingerprint", "in_progress",
+    "location_confidence", "pages_to_ocr", "preprocessing_tag", "preprocessing_version",
+    "read_document", "read_image",
+    "read_pdf_pages", "span_confidence", "warm",
 ]
 
 # Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
@@ -63,6 +68,28 @@ def _reading():
     else:
         _running -= 1
     # A BaseException (the sandbox's alarm or CPU limit) leaves the count up on purpose.
+
+
+def read_document(path: str | os.PathLike, options: OcrOptions | None = None
+                  ) -> tuple[ParsedPdf, list[int]]:
+    """A file's pages, told by its content: an image read by OCR, or a PDF's text layer with
+    the pages that lack one read by OCR. Returns the pages and the numbers of those OCR read."""
+    from ...formats import detect_file
+
+    options = options or OcrOptions()
+    try:
+        kind = detect_file(path)
+    except OSError:
+        kind = None  # parse_pdf gives the answer for a missing or unreadable file
+    if kind is not None and kind.is_image:
+        pages = read_image(path, options)
+        return ParsedPdf(pages=pages, attachments=[]), [p.number for p in pages]
+    parsed = parse_pdf(path)
+    numbers = pages_to_ocr(path, parsed.pages)
+    if numbers:
+        read = {p.number: p for p in read_pdf_pages(path, numbers, options)}
+        parsed.pages = [read.get(p.number, p) for p in parsed.pages]
+    return parsed, numbers
 
 
 def read_image(path: str | os.PathLike, options: OcrOptions) -> list[Page]:
@@ -169,6 +196,11 @@ def preprocessing_tag(options: OcrOptions) -> str:
     blob = json.dumps(fingerprint(options), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(blob.encode()).hexdigest()[:12]
     return f"tesseract-{tesseract_version()}-{options.dpi}dpi-{digest}"
+
+
+def preprocessing_version(text_layer: str, options: OcrOptions | None) -> str:
+    """The text layer's preprocessing version with OCR's tag: ``pdfminer-…+tesseract-…``."""
+    return f"{text_layer}+{preprocessing_tag(options or OcrOptions())}"
 
 
 _digests: dict[tuple, dict] = {}

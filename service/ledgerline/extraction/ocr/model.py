@@ -11,11 +11,13 @@ This module is the only place in the OCR package that names the text layer's cla
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 
-from ..pdf import Line, Page
+from ..pdf import Line, Page, ParsedPdf, parse_pdf
 
-__all__ = ["Line", "OcrLine", "Page", "bbox_confidence", "span_confidence"]
+__all__ = ["Line", "OcrLine", "Page", "ParsedPdf", "bbox_confidence", "location_confidence",
+           "parse_pdf", "span_confidence"]
 
 
 @dataclass(slots=True)
@@ -45,3 +47,18 @@ def bbox_confidence(line: Line, bbox) -> float:
     if not inside:
         return line.span_confidence(0, len(line.text))
     return line.span_confidence(inside[0], inside[-1] + 1)
+
+
+def location_confidence(lines: list[Line], index: int | None, page: int | None, bbox) -> float:
+    """How sure OCR is of a value read at line `index` (or at `bbox` on `page`): the field
+    confidence is multiplied by it. A value with no place (derived from others) gets the
+    document's median, a text-layer value 1.0."""
+    if index is not None and 0 <= index < len(lines):
+        return bbox_confidence(lines[index], bbox)
+    if page and bbox:
+        hits = [ln for ln in lines if ln.page == page and ln.x0 < bbox[2] and bbox[0] < ln.x1
+                and ln.y0 < bbox[3] and bbox[1] < ln.y1]
+        if hits:
+            return min(bbox_confidence(ln, bbox) for ln in hits)
+    read = [span_confidence(ln) for ln in lines if isinstance(ln, OcrLine)]
+    return statistics.median(read) if read else 1.0

@@ -8,7 +8,7 @@ TESSERACT_NAMES = {
     "en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "nl": "nld", "pl": "pol",
     "cs": "ces", "pt": "por", "sv": "swe", "da": "dan", "no": "nor", "fi": "fin",
 }
-DEFAULT_LANGUAGES = ("en",)
+DEFAULT_LANGUAGES = tuple(TESSERACT_NAMES)  # every language Ledgerline has a vocabulary for
 DEFAULT_DPI = 300
 MIN_DPI, MAX_DPI = 100, 600  # the range a configured DPI must lie in
 # 100 million pixels: a 48-megapixel phone photo passes, an A4 page at 1200 dpi (140 MP) does not.
