@@ -30,7 +30,9 @@ def real_extractor():
 
 @pytest.fixture(scope="module")
 def sandbox():
-    return SandboxedExtractor(real_extractor(), LIMITS)
+    sandbox = SandboxedExtractor(real_extractor(), LIMITS)
+    sandbox.warm()  # the fork server's start is no document's time
+    return sandbox
 
 
 def write(tmp_path, name: str, data: bytes) -> str:

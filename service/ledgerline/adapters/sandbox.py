@@ -130,11 +130,11 @@ class SandboxedExtractor:
         proc = self._context.Process(
             target=_child_main, name=f"ledgerline-extract-{_family(path)}", daemon=True,
             args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
-        started = time.monotonic()
         try:
             with self._lock:
-                proc.start()
+                proc.start()  # the first start waits for the fork server's preloading
                 self._running.add(proc)
+            started = time.monotonic()  # the child's own limits count from here too
         except OSError as exc:  # out of processes or file descriptors: try again later
             reader.close()
             raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
