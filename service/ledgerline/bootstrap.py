@@ -47,6 +47,9 @@ def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
 
 
 def configured_extractor(settings: Settings, *, use_embedded_xml: bool = True) -> Extractor:
-    """The extractor the service runs: pdfminer and embedded XML, inside the sandbox."""
-    return SandboxedExtractor(PdfExtractor(use_embedded_xml=use_embedded_xml),
+    """The extractor the service runs: pdfminer, embedded XML and OCR, inside the sandbox."""
+    from .extraction.ocr import OcrOptions
+
+    return SandboxedExtractor(PdfExtractor(use_embedded_xml=use_embedded_xml,
+                                           ocr=OcrOptions.from_settings(settings)),
                               SandboxLimits.from_settings(settings))

@@ -14,20 +14,23 @@ class Extractor(Protocol):
 
 
 class PdfExtractor:
-    """pdfminer.six text layer plus exact embedded e-invoice XML."""
+    """pdfminer.six text layer plus exact embedded e-invoice XML; Tesseract OCR for images and
+    for PDF pages without a text layer (``ocr``: an extraction.ocr.OcrOptions)."""
 
-    def __init__(self, use_embedded_xml: bool = True):
+    def __init__(self, use_embedded_xml: bool = True, ocr=None):
         from .. import extraction
+        from ..extraction.ocr import OcrOptions
 
         self._extraction = extraction
         self.use_embedded_xml = use_embedded_xml
+        self.ocr = ocr or OcrOptions()
         self.versions = ExtractorVersions(
             schema=extraction.SCHEMA_VERSION,
-            preprocessing=extraction.PREPROCESSING_VERSION,
+            preprocessing=extraction.preprocessing_version(self.ocr),
             model=extraction.MODEL_VERSION,
             model_config_digest=extraction.model_config_digest(use_embedded_xml=use_embedded_xml),
         )
 
     def extract(self, path: str, content_hash: str) -> dict:
         return self._extraction.extract_pdf(path, content_hash=content_hash,
-                                            use_embedded_xml=self.use_embedded_xml)
+                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr)

@@ -1,4 +1,5 @@
-"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always."""
+"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always;
+OCR for images and for the pages without a text layer."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from decimal import Decimal
 
 from . import document as D
+from . import ocr
 from .candidates import Cand
 from .embedded_xml import XmlInvoice, pick_invoice_attachment
 from .errors import ExtractionError
@@ -14,7 +16,7 @@ from .layout import DocText
 from .line_items import extract_line_items
 from .numbers import find_dates
 from .parties import extract_parties
-from .pdf import MIN_TEXT_CHARS, parse_pdf
+from .pdf import MIN_TEXT_CHARS
 from .text_layer import extract_text_fields
 from .validation import apply_to_confidence, run_all
 
@@ -33,14 +35,15 @@ def _has_text_layer(parsed) -> bool:
     return chars >= MIN_TEXT_CHARS and cid * 6 < chars
 
 
-def _text_entries(fields: dict) -> dict:
+def _text_entries(fields: dict, dt: DocText) -> dict:
     out = {}
     for name, cand in fields.items():
         if cand is None:
             out[name] = D.field_entry(name, None, 0.0)
         else:
+            read = ocr.location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
             out[name] = D.field_entry(
-                name, cand.out_value(), cand.score, cand.raw, cand.page, cand.bbox
+                name, cand.out_value(), cand.score * read, cand.raw, cand.page, cand.bbox
             )
     return out
 
@@ -161,14 +164,17 @@ def _xml_fields(
 
 
 # --------------------------------------------------------------------------- entry point
-def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) -> dict:
-    parsed = parse_pdf(path)
+def extract(
+    path, *, content_hash: str, use_embedded_xml: bool, versions: dict, ocr_options=None
+) -> dict:
+    parsed, ocr_pages = ocr.read_document(path, ocr_options)
+    if ocr_pages:  # the document says what read it; the cache key always names OCR too
+        versions = {**versions, "preprocessing": ocr.preprocessing_version(
+            versions["preprocessing"], ocr_options)}
     has_text = _has_text_layer(parsed)
     xml = pick_invoice_attachment(parsed.attachments) if use_embedded_xml else None
     if not has_text and xml is None:
-        raise ExtractionError(
-            "no_text_layer", "the PDF has no text layer (scanned image?); OCR is not supported"
-        )
+        raise ExtractionError("no_text_layer", "no text layer, and OCR found no text either")
     reasons: list[str] = []
     dt = DocText(parsed) if has_text else None
     text_fields = items = facts = None
@@ -193,11 +199,11 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         source = "embedded_xml"
     else:
         reasons.extend(text_reasons)
-        fields = _text_entries(text_fields)
+        fields = _text_entries(text_fields, dt)
         line_items = items
         values = {k: (v["value"]) for k, v in fields.items()}
         validations = run_all(values, line_items=line_items, totals=None, tax_breakdown=None)
-        source = "text_layer"
+        source = "ocr" if ocr_pages else "text_layer"
         for name in D.KEY_FIELDS:
             entry = fields[name]
             if entry["value"] is None:
@@ -209,7 +215,7 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
     reasons.extend(apply_to_confidence(validations, conf))
     for k, c in conf.items():
         fields[k]["confidence"] = c
-    return D.build_document(
+    document = D.build_document(
         source=source,
         versions=versions,
         content_hash=content_hash,
@@ -219,3 +225,6 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         validations=validations,
         reasons=reasons,
     )
+    if ocr_pages:
+        document["document"]["ocr_pages"] = ocr_pages
+    return document

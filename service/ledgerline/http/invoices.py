@@ -17,6 +17,7 @@ from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
+from ..formats import HEAD_BYTES, detect
 from ..service_layer.intake import authorise_upload, upload
 from . import headers
 from .auth import current_caller
@@ -138,15 +139,19 @@ def get_file(account: str, invoice_id: str):
     except StorageUnavailable as exc:
         raise Unavailable("storage is unavailable") from exc
 
+    head = body.read(HEAD_BYTES)  # what the original is decides how it is served
+    kind = detect(head)
+
     def chunks():
         try:
+            yield head
             while chunk := body.read(256 * 1024):
                 yield chunk
         finally:
             body.close()
 
-    resp = Response(stream_with_context(chunks()), mimetype="application/pdf")
-    resp.headers["Content-Disposition"] = f'attachment; filename="{invoice_id}.pdf"'
+    resp = Response(stream_with_context(chunks()), mimetype=kind.media_type)
+    resp.headers["Content-Disposition"] = f'attachment; filename="{invoice_id}{kind.suffix}"'
     return resp
 
 

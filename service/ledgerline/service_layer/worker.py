@@ -23,6 +23,7 @@ from ..adapters.sandbox import Cancelled
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.jobs import retry_delay, should_retry
 from ..extraction.errors import ExtractionError
+from ..formats import detect_file
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
@@ -94,6 +95,16 @@ class Shutdown:
             self._timer.cancel()
 
 
+def _fetch(store, key: str, directory: str) -> str:
+    """The original in `directory`, named with the suffix of what its content is."""
+    raw = os.path.join(directory, "original")
+    with open(raw, "wb") as f:
+        store.get_to_file(key, f)
+    path = raw + detect_file(raw).suffix
+    os.rename(raw, path)
+    return path
+
+
 class Worker:
     def __init__(self, services, name: str | None = None, poll_interval: float = 0.25):
         self.services = services
@@ -145,13 +156,11 @@ class Worker:
 
     def _work(self, job: job_table.ClaimedJob) -> None:
         services = self.services
-        with tempfile.NamedTemporaryFile(prefix="job-", suffix=".pdf",
-                                         dir=services.settings.spool_dir) as tmp:
+        with tempfile.TemporaryDirectory(prefix="job-", dir=services.settings.spool_dir) as work:
             try:
                 if not job.storage_key:
                     raise ObjectNotFound(job.content_hash)
-                services.store.get_to_file(job.storage_key, tmp)
-                tmp.flush()
+                path = _fetch(services.store, job.storage_key, work)
             except ObjectNotFound:
                 return self._finish_failed(job, "original_missing",
                                            "the stored original could not be found")
@@ -166,7 +175,7 @@ class Worker:
                 cost=services.settings.price_per_call, now=services.clock()))
             metrics.model_call_started(services.settings.price_per_call)
             try:
-                document = metrics.timed_extraction(services.extractor.extract, tmp.name,
+                document = metrics.timed_extraction(services.extractor.extract, path,
                                                     job.content_hash)
             except Cancelled:  # shutting down: the job goes back to the queue, not to failed
                 self._end_call(call_id, "cancelled")
