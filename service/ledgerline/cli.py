@@ -167,6 +167,19 @@ def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
         sys.exit(1)
 
 
+@main.command("sample-invoice")
+@click.option("--lang", default="en", show_default=True,
+              help="en, de, fr, es, it, nl, pl, cs, pt, sv, da, no or fi")
+@click.option("--seed", default=1, show_default=True, type=int, help="same seed, same bytes")
+@click.option("--scan", "as_scan", is_flag=True, help="an image-only, scanner-degraded PDF")
+@click.option("--template", default=None, help="a layout name [default: drawn from the seed]")
+def sample_invoice(lang: str, seed: int, as_scan: bool, template: str | None) -> None:
+    """Write a realistic sample invoice PDF to stdout; its expected fields as JSON to stderr."""
+    from .samples.command import write_sample
+
+    write_sample(lang=lang, seed=seed, as_scan=as_scan, template=template)
+
+
 @main.group()
 def report() -> None:
     """Operator reports."""
