@@ -36,11 +36,18 @@ def page():
     return scans.render(dpi=200)
 
 
-def test_a_scan_at_200_dpi_is_read_at_the_configured_300(tmp_path, page):
+def test_a_scan_at_200_dpi_is_read_as_it_is(tmp_path, page):
     (frame,) = decoded(tmp_path, scans.encode(page, "PNG", dpi=200))
-    assert frame.dpi == 300 and frame.image.mode == "L"
-    width, height = frame.image.size  # PNG stores pixels per metre: 200 dpi is 199.9998
-    assert abs(width - page.size[0] * 1.5) <= 1 and abs(height - page.size[1] * 1.5) <= 1
+    assert round(frame.dpi) == 200 and frame.image.mode == "L"
+    assert frame.image.size == page.size
+
+
+def test_a_coarse_scan_is_enlarged_to_200_dpi(tmp_path):
+    coarse = scans.render(dpi=100)
+    (frame,) = decoded(tmp_path, scans.encode(coarse, "PNG", dpi=100))
+    assert frame.dpi == 200
+    width, height = frame.image.size  # PNG stores pixels per metre: 100 dpi is 99.9998
+    assert abs(width - coarse.size[0] * 2) <= 1 and abs(height - coarse.size[1] * 2) <= 1
 
 
 def test_a_600_dpi_scan_is_brought_down_to_300(tmp_path):
@@ -52,7 +59,7 @@ def test_a_600_dpi_scan_is_brought_down_to_300(tmp_path):
 def test_a_photo_says_72_dpi_but_is_taken_as_a_page(tmp_path, page):
     # 2480 pixels at 72 dpi would be 34 inches wide: no invoice is; the page is assumed A4-long.
     (frame,) = decoded(tmp_path, scans.encode(page.convert("RGB"), "JPEG", dpi=72))
-    assert 295 <= frame.dpi <= 305
+    assert abs(frame.dpi - page.size[1] / 11.69) < 1 and frame.image.size == page.size
 
 
 def test_exif_orientation_is_applied(tmp_path, page):

@@ -4,7 +4,7 @@ Loading Tesseract's models costs a tenth of a second for one language and about 
 dozen; the sandbox's fork server loads them once (see ``adapters/sandbox_warmup.py``) and every
 extraction child inherits them. One page is:
 
-1. orientation and script detection (OSD) on a half-size copy, and a quarter turn where the
+1. orientation and script detection (OSD) on a copy of about 150 dpi, and a quarter turn where the
    page lies sideways or upside down;
 2. layout analysis, whose text-line baselines give the skew; a page more than
    ``DESKEW_MIN_DEGREES`` off level is rotated straight and analysed again;
@@ -26,7 +26,7 @@ from ..errors import ExtractionError
 
 # The OSD model's own scale: 15 is "reasonably confident"; below 2 its guess is noise.
 MIN_ORIENTATION_CONFIDENCE = 2.0
-OSD_SCALE = 2  # OSD on a half-size copy: as right, and about twice as fast
+OSD_MIN_DPI = 150  # OSD on a copy reduced to no less than this: as right, and faster
 DESKEW_MIN_DEGREES = 0.3  # less than a pixel per 200: not worth a resampling
 MIN_BASELINE_PIXELS = 100  # shorter text lines say little about the page's skew
 MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
@@ -100,7 +100,7 @@ class Engine:
 
     def read(self, image: Image.Image, dpi: float) -> PageResult:
         with self.lock:
-            upright, turned, script = self._orient(image)
+            upright, turned, script = self._orient(image, dpi)
             self._set(upright, dpi)
             angle = self._skew()
             if abs(angle) >= DESKEW_MIN_DEGREES:
@@ -119,8 +119,9 @@ class Engine:
         self._api.SetImage(image)
         self._api.SetSourceResolution(max(70, round(dpi)))
 
-    def _orient(self, image: Image.Image) -> tuple[Image.Image, int, str | None]:
-        small = image.reduce(OSD_SCALE) if min(image.size) >= 400 * OSD_SCALE else image
+    def _orient(self, image: Image.Image, dpi: float) -> tuple[Image.Image, int, str | None]:
+        factor = int(dpi // OSD_MIN_DPI)
+        small = image.reduce(factor) if factor > 1 else image
         self._osd.SetImage(small)
         found = self._osd.DetectOrientationScript()
         self._osd.Clear()

@@ -5,7 +5,7 @@ over a few kilobytes of compressed zeros, a TIFF can chain ten thousand pages. S
 declared size is checked before any pixel is decoded, frames are counted only up to the page
 limit, and a decoding error (a truncated or corrupt file) is an ``image_malformed`` answer, not a
 crash. Each frame comes back upright (EXIF orientation applied), in greyscale, at the resolution
-OCR works best at, with the resolution it then has.
+OCR reads well at (its own, between 200 dpi and the configured DPI), with that resolution.
 """
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ PLAUSIBLE_WIDTH_INCHES = (2.0, 17.0)
 ASSUMED_LONG_SIDE_INCHES = 11.69
 MIN_READABLE_DPI = 70  # below it, body text is a few pixels tall: nothing to read
 NO_UPSCALE_ABOVE = 0.9  # within 10 % of the target resolution, resampling gains nothing
+# Tesseract reads 200 dpi as well as 300 (bench/RESULTS.md) at less than half the pixels:
+# images between the two are read as they are, coarser ones enlarged to it.
+NATIVE_DPI_FLOOR = 200
 DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, struct.error, zlib.error,
                  IndexError, KeyError, TypeError, MemoryError)
 
@@ -129,9 +132,11 @@ def _orientation(img: Image.Image) -> int:
 
 
 def _target_dpi(size: tuple[int, int], dpi: float, options: OcrOptions) -> float:
-    """The configured DPI, lowered where the page would not fit the pixel limit at it."""
+    """The image's own resolution, reduced to the configured DPI and enlarged to
+    ``NATIVE_DPI_FLOOR``, lowered where the page would not fit the pixel limit."""
     square_inches = size[0] / dpi * size[1] / dpi
-    return min(options.dpi, math.sqrt(options.max_pixels / square_inches))
+    wanted = min(options.dpi, max(dpi, min(NATIVE_DPI_FLOOR, options.dpi)))
+    return min(wanted, math.sqrt(options.max_pixels / square_inches))
 
 
 def declared_dpi(img: Image.Image) -> float | None:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Iterator
 
 from ..errors import ExtractionError
-from .images import MIN_READABLE_DPI, Frame
+from .images import MIN_READABLE_DPI, NATIVE_DPI_FLOOR, Frame
 from .options import OcrOptions
 
 POINTS_PER_INCH = 72.0
@@ -36,12 +36,18 @@ def render_pages(path: str, numbers: Iterable[int], options: OcrOptions) -> Iter
         pdf.close()
 
 
-def render_dpi(width_pt: float, height_pt: float, options: OcrOptions) -> float:
-    """The configured DPI, or the highest that keeps the bitmap within the pixel limit."""
+def render_dpi(width_pt: float, height_pt: float, options: OcrOptions,
+               scan_dpi: float | None = None) -> float:
+    """The resolution of the page's own scan (between ``NATIVE_DPI_FLOOR`` and the configured
+    DPI; the configured DPI where it is unknown), lowered to keep the bitmap within the pixel
+    limit: rendering a 200 dpi scan at 300 dpi adds pixels, not detail."""
     square_inches = (width_pt / POINTS_PER_INCH) * (height_pt / POINTS_PER_INCH)
     if square_inches <= 0:
         raise ExtractionError("pdf_malformed", "a page has no area")
-    dpi = min(float(options.dpi), math.sqrt(options.max_pixels / square_inches))
+    wanted = float(options.dpi)
+    if scan_dpi:
+        wanted = min(wanted, max(scan_dpi, min(NATIVE_DPI_FLOOR, wanted)))
+    dpi = min(wanted, math.sqrt(options.max_pixels / square_inches))
     if dpi < MIN_READABLE_DPI:
         raise ExtractionError("image_too_large", f"a page of {width_pt:.0f}x{height_pt:.0f} "
                               f"points cannot be rendered within {options.max_pixels:,} pixels "
@@ -49,11 +55,28 @@ def render_dpi(width_pt: float, height_pt: float, options: OcrOptions) -> float:
     return dpi
 
 
+def scan_resolution(page) -> float | None:
+    """Pixels per inch of the largest picture on the page, as placed: the scan's resolution."""
+    from pypdfium2 import raw
+
+    best, area = None, 0.0
+    for obj in page.get_objects(filter=[raw.FPDF_PAGEOBJ_IMAGE], max_depth=4):
+        left, bottom, right, top = obj.get_bounds()
+        width_pt, height_pt = right - left, top - bottom
+        try:
+            width_px, _ = obj.get_px_size()
+        except Exception:  # noqa: BLE001 - an image PDFium cannot size says nothing
+            continue
+        if width_pt > 0 and height_pt > 0 and width_pt * height_pt > area:
+            best, area = width_px / (width_pt / POINTS_PER_INCH), width_pt * height_pt
+    return best
+
+
 def _render(page, number: int, options: OcrOptions) -> Frame:
     import pypdfium2 as pdfium
 
     width, height = page.get_size()  # points, after /Rotate: what a reader sees
-    dpi = render_dpi(width, height, options)
+    dpi = render_dpi(width, height, options, scan_resolution(page))
     try:
         bitmap = page.render(scale=dpi / POINTS_PER_INCH, grayscale=True,
                              may_draw_forms=True)
