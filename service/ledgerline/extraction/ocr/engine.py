@@ -6,10 +6,10 @@ extraction child inherits them. One page is:
 
 1. orientation and script detection (OSD) on a copy of about 150 dpi, and a quarter turn where the
    page lies sideways or upside down;
-2. layout analysis, whose text-line baselines give the skew; a page more than
-   ``DESKEW_MIN_DEGREES`` off level is rotated straight and analysed again;
-3. recognition, reusing that layout, and every word with its box, its confidence and the box of
-   each of its characters.
+2. layout analysis of that copy, whose text-line baselines give the skew; a page more than
+   ``ROTATE_IMAGE_DEGREES`` off level is rotated straight before recognition, a slighter skew
+   (which Tesseract reads well) is taken out of the word boxes afterwards;
+3. recognition, and every word with its box, its confidence and the box of each character.
 """
 from __future__ import annotations
 
@@ -27,8 +27,11 @@ from ..errors import ExtractionError
 # The OSD model's own scale: 15 is "reasonably confident"; below 2 its guess is noise.
 MIN_ORIENTATION_CONFIDENCE = 2.0
 OSD_MIN_DPI = 150  # OSD on a copy reduced to no less than this: as right, and faster
-DESKEW_MIN_DEGREES = 0.3  # less than a pixel per 200: not worth a resampling
-MIN_BASELINE_PIXELS = 100  # shorter text lines say little about the page's skew
+DESKEW_MIN_DEGREES = 0.3  # less than a point over a row: rows stay rows
+# Tesseract finds and reads slightly skewed lines by itself; only beyond this is the image
+# resampled level before recognition (cheaper than a second layout analysis on every scan).
+ROTATE_IMAGE_DEGREES = 2.0
+MIN_BASELINE_INCHES = 0.5  # shorter text lines say little about the page's skew
 MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata",
@@ -100,42 +103,47 @@ class Engine:
 
     def read(self, image: Image.Image, dpi: float) -> PageResult:
         with self.lock:
-            upright, turned, script = self._orient(image, dpi)
-            self._set(upright, dpi)
-            angle = self._skew()
-            if abs(angle) >= DESKEW_MIN_DEGREES:
-                upright = upright.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True,
-                                         fillcolor=255)
-                self._set(upright, dpi)
+            small, scale = _analysis_copy(image, dpi)
+            turned, script = self._orientation(small)
+            if turned:  # the page is turned this far clockwise: turn it back
+                image = image.rotate(turned, expand=True)
+                small = small.rotate(turned, expand=True)
+            angle = self._skew(small, dpi * scale)
+            straighten = 0.0
+            if abs(angle) >= ROTATE_IMAGE_DEGREES:
+                image = image.rotate(angle, resample=Image.Resampling.BILINEAR, expand=True,
+                                     fillcolor=255)
+            elif abs(angle) >= DESKEW_MIN_DEGREES:
+                straighten = angle  # Tesseract reads a slight skew well: level the boxes only
             else:
                 angle = 0.0
+            self._set(image, dpi)
             if not self._api.Recognize():
                 raise ExtractionError("ocr_failed", "Tesseract could not recognise the page")
             words = self._words()
             self._api.Clear()
-        return PageResult(words, upright.size[0], upright.size[1], turned, angle, script)
+        if straighten:
+            _straighten(words, straighten, image.size)
+        return PageResult(words, image.size[0], image.size[1], turned, angle, script)
 
     def _set(self, image: Image.Image, dpi: float) -> None:
         self._api.SetImage(image)
         self._api.SetSourceResolution(max(70, round(dpi)))
 
-    def _orient(self, image: Image.Image, dpi: float) -> tuple[Image.Image, int, str | None]:
-        factor = int(dpi // OSD_MIN_DPI)
-        small = image.reduce(factor) if factor > 1 else image
+    def _orientation(self, small: Image.Image) -> tuple[int, str | None]:
         self._osd.SetImage(small)
         found = self._osd.DetectOrientationScript()
         self._osd.Clear()
         if not found or found["orient_conf"] < MIN_ORIENTATION_CONFIDENCE:
-            return image, 0, (found or {}).get("script_name")
-        degrees = found["orient_deg"]  # the page is turned this far clockwise: turn it back
-        if degrees:
-            image = image.rotate(degrees, expand=True)
-        return image, degrees, found["script_name"]
+            return 0, (found or {}).get("script_name")
+        return found["orient_deg"], found["script_name"]
 
-    def _skew(self) -> float:
-        """Median slope of the text lines' baselines, in degrees (PIL's rotation sense)."""
+    def _skew(self, small: Image.Image, dpi: float) -> float:
+        """Median slope of the text lines' baselines, in degrees (PIL's rotation sense), from
+        a layout analysis of the analysis copy."""
         from tesserocr import RIL
 
+        self._set(small, dpi)
         it = self._api.AnalyseLayout()
         if it is None:
             return 0.0
@@ -144,10 +152,11 @@ class Engine:
             baseline = it.Baseline(RIL.TEXTLINE)
             if baseline:
                 (x1, y1), (x2, y2) = baseline
-                if x2 - x1 >= MIN_BASELINE_PIXELS:
+                if x2 - x1 >= MIN_BASELINE_INCHES * dpi:
                     slopes.append(math.degrees(math.atan2(y2 - y1, x2 - x1)))
             if not it.Next(RIL.TEXTLINE):
                 break
+        self._api.Clear()
         if not slopes:
             return 0.0
         angle = statistics.median(slopes)
@@ -177,6 +186,44 @@ class Engine:
             if not it.Next(RIL.SYMBOL):
                 break
         return words
+
+
+def _analysis_copy(image: Image.Image, dpi: float) -> tuple[Image.Image, float]:
+    """A copy of about OSD_MIN_DPI for orientation and skew, and its scale."""
+    if dpi <= OSD_MIN_DPI * 1.15:
+        return image, 1.0
+    scale = OSD_MIN_DPI / dpi
+    size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
+    return image.resize(size, Image.Resampling.BILINEAR), scale
+
+
+def _straighten(words: list[Word], angle: float, size: tuple[int, int]) -> None:
+    """Level the boxes of a slightly skewed page in place: each text line is moved to where
+    its middle lands when the page is turned `angle` degrees (PIL's sense) about its centre,
+    each word along with it, so a row's cells end up on one row."""
+    theta = math.radians(angle)
+    cos, sin = math.cos(theta), math.sin(theta)
+    cx, cy = size[0] / 2, size[1] / 2
+
+    def turned(x: float, y: float) -> tuple[float, float]:
+        return (cx + (x - cx) * cos + (y - cy) * sin, cy - (x - cx) * sin + (y - cy) * cos)
+
+    line_shift: dict[int, float] = {}
+    for word in words:
+        left, top, right, bottom = word.line_box
+        if word.line not in line_shift:
+            mid_x, mid_y = (left + right) / 2, (top + bottom) / 2
+            line_shift[word.line] = turned(mid_x, mid_y)[1] - mid_y
+        dy = line_shift[word.line]
+        wx, wy = (word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2
+        dx = turned(wx, wy)[0] - wx
+        word.box = _shift(word.box, dx, dy)
+        word.line_box = _shift(word.line_box, 0, dy)
+        word.symbols = [(text, round(lo + dx), round(hi + dx)) for text, lo, hi in word.symbols]
+
+
+def _shift(box, dx: float, dy: float) -> tuple[int, int, int, int]:
+    return (round(box[0] + dx), round(box[1] + dy), round(box[2] + dx), round(box[3] + dy))
 
 
 def _row_box(it) -> tuple[int, int, int, int]:
