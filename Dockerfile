@@ -33,8 +33,13 @@ WORKDIR /src
 
 # Build tools live only in this stage. Every dependency ships manylinux wheels today; the
 # compilers are here so that a dependency without a wheel for this platform still builds.
+# Tesseract's language data for OCR (the tesserocr wheel brings the engine itself) is fetched
+# here too and copied into the runtime stage: every language Ledgerline reads, and OSD.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential \
+       tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa \
+       tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-por \
+       tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin \
     && rm -rf /var/lib/apt/lists/*
 
 # `build` goes into the builder's own interpreter; /opt/venv receives only the application.
@@ -70,6 +75,7 @@ RUN groupadd --system --gid 10001 ledgerline \
     && chown -R ledgerline:ledgerline /app
 
 COPY --from=builder /opt/venv /opt/venv
+COPY --from=builder /usr/share/tesseract-ocr /usr/share/tesseract-ocr
 
 WORKDIR /app
 USER 10001:10001
