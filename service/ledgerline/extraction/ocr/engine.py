@@ -31,6 +31,7 @@ DESKEW_MIN_DEGREES = 0.3  # less than a point over a row: rows stay rows
 # Tesseract finds and reads slightly skewed lines by itself; only beyond this is the image
 # resampled level before recognition (cheaper than a second layout analysis on every scan).
 ROTATE_IMAGE_DEGREES = 2.0
+INK_LEVEL = 160  # grey levels (0 black, 255 white): anything darker is ink
 MIN_BASELINE_INCHES = 0.5  # shorter text lines say little about the page's skew
 MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
@@ -102,8 +103,10 @@ class Engine:
         self._osd = PyTessBaseAPI(path=directory, lang="osd", psm=PSM.OSD_ONLY)
 
     def read(self, image: Image.Image, dpi: float) -> PageResult:
+        small, scale = _analysis_copy(image, dpi)
+        if _blank(small):  # an empty page (a PDF's blank last page): nothing to analyse
+            return PageResult([], image.size[0], image.size[1], 0, 0.0, None)
         with self.lock:
-            small, scale = _analysis_copy(image, dpi)
             turned, script = self._orientation(small)
             if turned:  # the page is turned this far clockwise: turn it back
                 image = image.rotate(turned, expand=True)
@@ -195,6 +198,11 @@ def _analysis_copy(image: Image.Image, dpi: float) -> tuple[Image.Image, float]:
     scale = OSD_MIN_DPI / dpi
     size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
     return image.resize(size, Image.Resampling.BILINEAR), scale
+
+
+def _blank(image: Image.Image) -> bool:
+    """No pixel darker than INK_LEVEL: paper, perhaps with a faint shadow, and no ink."""
+    return image.getextrema()[0] > INK_LEVEL
 
 
 def _straighten(words: list[Word], angle: float, size: tuple[int, int]) -> None:
