@@ -183,14 +183,18 @@ def inprocess_page(path: str, options: OcrOptions) -> float:
 def inprocess_peak_mb(path: str, options: OcrOptions) -> tuple[float, float]:
     """(peak RSS, what the page added to it) of a fresh process that loads the engine, then
     reads one page: the second figure is what a sandbox child spends beyond the shared models."""
-    helper = ("import json, resource, sys\n"
+    helper = ("import json, sys\n"
               f"sys.path.insert(0, {str(ROOT / 'service')!r})\n"
               "from ledgerline.extraction.ocr import OcrOptions, read_image, warm\n"
               "o = OcrOptions(languages=tuple(sys.argv[2].split(',')))\n"
+              "def hwm():\n"  # VmHWM: ru_maxrss would count the bench process forked from
+              "    for line in open('/proc/self/status'):\n"
+              "        if line.startswith('VmHWM:'):\n"
+              "            return int(line.split()[1]) / 1024\n"
               "warm(o)\n"
-              "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+              "base = hwm()\n"
               "read_image(sys.argv[1], o)\n"
-              "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+              "peak = hwm()\n"
               "print(json.dumps([peak, peak - base]))\n")
     out = subprocess.run([sys.executable, "-c", helper, path, ",".join(options.languages)],
                          check=True, capture_output=True, text=True).stdout
