@@ -7,7 +7,7 @@
 #   API (default command, gunicorn):
 #     docker run -p 8000:8000 --env-file ledgerline.env IMAGE
 #   extraction worker (run as many as you like, on as many hosts as you like):
-#     docker run --init --env-file ledgerline.env IMAGE ledgerline worker --concurrency 4
+#     docker run --env-file ledgerline.env IMAGE ledgerline worker --concurrency 2
 #   database migration (one-shot, before starting a new version):
 #     docker run --rm --env-file ledgerline.env IMAGE ledgerline db upgrade
 #
@@ -15,13 +15,19 @@
 # AWS_ENDPOINT_URL_S3, ...); see infra/README.md. Without any, the image falls back to SQLite and
 # local files under /app/var, which is only useful for a quick look.
 #
-# The HEALTHCHECK below probes the API's /healthz on port 8000. For worker containers, disable it
-# (`--no-healthcheck`, or `healthcheck: {disable: true}` in compose): a worker serves no HTTP.
+# tini is PID 1 (the ENTRYPOINT): it forwards signals and reaps the sandbox's children, so no
+# `--init` is needed. The HEALTHCHECK probes /healthz where this container's gunicorn listens
+# (LEDGERLINE_BIND, --bind or `ledgerline serve --host/--port`) and passes in containers that
+# run no API (workers, migrations): see service/ledgerline/http/healthcheck.py.
+#
+# Dependencies come from infra/requirements.lock, pinned with hashes (`make lock` regenerates
+# it from pyproject.toml), so two builds of one commit install the same packages.
 
 ARG PYTHON_VERSION=3.11
 
 ########################################################################################
-# builder: build the ledgerline wheel and install it with its dependencies into /opt/venv
+# builder: compile psycopg's C implementation against the system libpq, build the wheel,
+#          fetch Tesseract's language data
 ########################################################################################
 FROM python:${PYTHON_VERSION}-slim AS builder
 
@@ -31,31 +37,39 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 
 WORKDIR /src
 
-# Build tools live only in this stage. Every dependency ships manylinux wheels today; the
-# compilers are here so that a dependency without a wheel for this platform still builds.
+# Build tools and libpq's headers live only in this stage (psycopg[c] compiles against them).
 # Tesseract's language data for OCR (the tesserocr wheel brings the engine itself) is fetched
 # here too and copied into the runtime stage: every language Ledgerline reads, and OSD.
+# hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential \
+    && apt-get install -y --no-install-recommends build-essential libpq-dev \
        tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa \
        tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-por \
        tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin \
     && rm -rf /var/lib/apt/lists/*
 
 # `build` goes into the builder's own interpreter; /opt/venv receives only the application.
-RUN pip install build \
+RUN pip install build==1.6.1 \
     && python -m venv /opt/venv
 
-# README* and LICENSE* are optional globs: pyproject.toml may reference them.
+# The locked dependencies first: this layer is reused until the lock changes.
+COPY infra/requirements.lock /tmp/requirements.lock
+RUN /opt/venv/bin/pip install --require-hashes --no-deps -r /tmp/requirements.lock
+
+# README* and LICENSE* are optional globs: pyproject.toml may reference them. The package's
+# schemas/ is a link to the repository's schemas/, which the wheel then carries.
 COPY pyproject.toml README* LICENSE* ./
+COPY schemas ./schemas
 COPY service ./service
 
 RUN python -m build --wheel --outdir /wheels . \
-    && /opt/venv/bin/pip install /wheels/ledgerline-*.whl \
+    && /opt/venv/bin/pip install --no-deps /wheels/ledgerline-*.whl \
+    && /opt/venv/bin/pip check \
     && /opt/venv/bin/pip uninstall -y pip setuptools
 
 ########################################################################################
-# runtime: slim Python, the venv from the builder, no compilers, non-root user
+# runtime: slim Python, the venv and Tesseract's data from the builder, libpq and tini,
+#          non-root user
 ########################################################################################
 FROM python:${PYTHON_VERSION}-slim AS runtime
 
@@ -68,6 +82,12 @@ LABEL org.opencontainers.image.title="ledgerline" \
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1
+
+# Runtime libraries only: libpq for psycopg's C implementation, tini as PID 1.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libpq5 tini \
+    && rm -rf /var/lib/apt/lists/*
 
 RUN groupadd --system --gid 10001 ledgerline \
     && useradd --system --uid 10001 --gid ledgerline --home-dir /app --shell /usr/sbin/nologin ledgerline \
@@ -83,8 +103,9 @@ USER 10001:10001
 EXPOSE 8000
 
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status == 200 else 1)"]
+    CMD ["python", "-m", "ledgerline.http.healthcheck"]
 
-# Not an ENTRYPOINT, so that `docker run IMAGE ledgerline worker` (or `ledgerline db upgrade`)
-# replaces it. gunicorn and `ledgerline worker` both handle SIGTERM themselves (graceful stop).
+# tini runs whatever command is given: `docker run IMAGE ledgerline worker` replaces only the CMD.
+# gunicorn and `ledgerline worker` both handle SIGTERM themselves (graceful stop).
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["gunicorn", "-c", "python:ledgerline.gunicorn_conf", "ledgerline.wsgi:app"]

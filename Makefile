@@ -1,6 +1,7 @@
 # make serve  — run the service on the embedded default (SQLite + ./var/objects)
 # make test   — the whole suite, against real PostgreSQL and SeaweedFS started on loopback
 # make venv   — .venv with the package (editable) and its test dependencies
+# make lock   — infra/requirements.lock, the image's pinned and hashed dependencies
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,14 +15,14 @@ SERVE_ARGS ?=
 BENCH ?= bench/run.py
 BENCH_ARGS ?=
 
-.PHONY: venv system-deps test serve bench lint clean
+.PHONY: venv system-deps test serve bench lint lock clean
 
 venv: $(STAMP)
 
 # Reinstalls only when the dependencies change; the editable install picks up code changes.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,test,fuzz,infra]'
 	touch $@
 
 system-deps:
@@ -40,6 +41,12 @@ bench: venv
 lint: venv
 	$(PY) -m ruff --version >/dev/null 2>&1 || $(PY) -m pip install --quiet ruff
 	$(PY) -m ruff check service tests
+
+# The image installs exactly this (Dockerfile); regenerate it whenever pyproject.toml changes.
+lock: venv
+	$(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
+	$(PY) -m uv pip compile pyproject.toml --extra c --generate-hashes --python-version 3.11 \
+	    --universal --no-header --quiet -o infra/requirements.lock
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

@@ -30,7 +30,7 @@ from ledgerline.adapters.db import report as queries  # noqa: E402
 from ledgerline.adapters.db.engine import make_engine, transaction  # noqa: E402
 from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
 from ledgerline.config import Settings  # noqa: E402
-from ledgerline.service_layer.replay import Shape, generate, replay_caller, write  # noqa: E402
+from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write  # noqa: E402
 from ledgerline.service_layer.report import Days, duplicate_report  # noqa: E402
 
 DAY = date(2026, 11, 29)
@@ -57,7 +57,7 @@ def database(url: str | None, name: str):
 def seed(url: str, calls: int) -> float:
     engine = make_engine(url)
     began = time.perf_counter()
-    caller = replay_caller(engine, "bench")
+    caller = synthetic_caller(engine, "bench")
     for day, n, seed_ in ((DAY - timedelta(days=1), calls // 4, 1), (DAY, calls, 2)):
         write(engine, generate(day, shape(n), price=PRICE, account="bench", caller_id=caller,
                                seed=seed_))

@@ -1,36 +1,101 @@
 """Gunicorn settings for the API, in one file: `gunicorn -c python:ledgerline.gunicorn_conf`.
 
-Threads let a process hold `Prefer: wait` requests without blocking others; the timeout
-is above the longest allowed wait (60 s). With LEDGERLINE_EMBEDDED_WORKER=1 every API
-process also runs an extraction worker thread (the embedded default's one-command setup).
+Serving model: gevent (http/gevent_worker.py says why and what bounds each client). The
+timeout is above the longest allowed wait (60 s). With LEDGERLINE_EMBEDDED_WORKER=1 every API
+process also runs an extraction worker (the embedded default's one-command setup).
+
+Each gunicorn instance gets a private runtime directory: its control socket (gunicornc), the
+Prometheus multi-process files of its processes (unless PROMETHEUS_MULTIPROC_DIR names one)
+and `instance.json`, the addresses it listens on, which the image's HEALTHCHECK probes. Two
+instances on one host share none of it, and the directory is removed when the instance exits.
 """
+import glob
+import json
+import math
 import os
+import shutil
 import tempfile
 import threading
 
+from ledgerline.http.edge_settings import EdgeSettings
+
+EDGE = EdgeSettings.from_env()
+RUNTIME_PREFIX = "ledgerline-gunicorn-"  # http/healthcheck.py looks for it
+RUNTIME_DIR = tempfile.mkdtemp(prefix=RUNTIME_PREFIX)
+INSTANCE_FILE = os.path.join(RUNTIME_DIR, "instance.json")
 # Metrics from every process: prometheus-client's multi-process mode needs a shared directory
 # chosen before the workers fork and import it.
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="ledgerline-metrics-"))
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(RUNTIME_DIR, "metrics")
+METRICS_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
 
 bind = os.environ.get("LEDGERLINE_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("LEDGERLINE_API_WORKERS", "2"))
-worker_class = "gthread"
-threads = int(os.environ.get("LEDGERLINE_API_THREADS", "8"))
+worker_class = "ledgerline.http.gevent_worker.BoundedGeventWorker"
+worker_connections = int(os.environ.get("LEDGERLINE_API_CONNECTIONS", "1000"))
 timeout = 90
 graceful_timeout = 30
-keepalive = 5
+# The worker class bounds header reads by this (gunicorn applies it only with keep-alive on).
+keepalive = max(1, math.ceil(EDGE.header_timeout_seconds))
 max_requests = 5000
 max_requests_jitter = 500
+# Forwarded headers are believed only through LEDGERLINE_TRUSTED_PROXY_HOPS (http/app.py),
+# never because of the peer's address.
+forwarded_allow_ips = ""
+control_socket = os.path.join(RUNTIME_DIR, "gunicorn.ctl")
 accesslog = "-" if os.environ.get("LEDGERLINE_ACCESS_LOG") == "1" else None
 logger_class = "ledgerline.access_log.RedactingLogger"  # never logs API keys
 errorlog = "-"
 loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
 
+
+def clear_metrics() -> None:
+    """Empty the metrics directory (one named by PROMETHEUS_MULTIPROC_DIR stays, empty)."""
+    os.makedirs(METRICS_DIR, exist_ok=True)
+    for name in os.listdir(METRICS_DIR):
+        if name.endswith(".db"):
+            os.unlink(os.path.join(METRICS_DIR, name))
+
+
+def remove_stale_instances() -> None:
+    """Runtime directories of instances that were killed before they could remove their own."""
+    from ledgerline.http.healthcheck import instances
+
+    alive = {instance["dir"] for instance in instances()}
+    pattern = os.path.join(tempfile.gettempdir(), RUNTIME_PREFIX + "*", "instance.json")
+    for record in glob.glob(pattern):
+        directory = os.path.dirname(record)
+        if directory not in alive and directory != RUNTIME_DIR:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def on_starting(server):
+    remove_stale_instances()
+    # Files of processes from an earlier run would be summed with this one's.
+    clear_metrics()
+    # The addresses as configured (LEDGERLINE_BIND, --bind, `ledgerline serve --host/--port`),
+    # for the container HEALTHCHECK (http/healthcheck.py); written before binding, so a
+    # container whose API has not come up yet reports that rather than "nothing to check".
+    with open(INSTANCE_FILE + ".tmp", "w") as f:
+        json.dump({"pid": os.getpid(), "listen": list(server.cfg.bind)}, f)
+    os.replace(INSTANCE_FILE + ".tmp", INSTANCE_FILE)
+
+
+def on_exit(server):
+    clear_metrics()
+    shutil.rmtree(RUNTIME_DIR, ignore_errors=True)
+
+
 def post_worker_init(worker):
     if os.environ.get("LEDGERLINE_EMBEDDED_WORKER") != "1":
         return
+    from multiprocessing import forkserver
+
     from ledgerline.service_layer.worker import Shutdown, Worker
 
+    # The sandbox's fork server preloads pdfminer for a fraction of a second; start it now,
+    # beside the event loop, so the first job does not wait for it on the loop.
+    forkserver.ensure_running()
     services = worker.wsgi.extensions["ledgerline"]
     # On shutdown the embedded worker may finish its job for half of gunicorn's graceful
     # timeout; then its extraction is cancelled and the job handed back (lease released)
@@ -52,7 +117,6 @@ def worker_exit(server, worker):
 
 
 def child_exit(server, worker):
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
+    from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(worker.pid)
+    multiprocess.mark_process_dead(worker.pid)

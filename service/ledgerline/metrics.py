@@ -1,12 +1,23 @@
 """Prometheus metrics; multi-process aware when PROMETHEUS_MULTIPROC_DIR is set (gunicorn)."""
 from __future__ import annotations
 
+import logging
 import os
+import threading
 import time
 
-from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram,
-                               generate_latest, multiprocess, REGISTRY)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily
+
+log = logging.getLogger(__name__)
 
 UPLOADS = Counter("ledgerline_uploads_total", "Uploads by outcome", ["outcome"])
 CACHE = Counter("ledgerline_cache_total", "Upload cache outcomes", ["result"])
@@ -50,22 +61,45 @@ def timed_extraction(extract, *args):
         EXTRACTION_SECONDS.observe(time.perf_counter() - began)
 
 
-class QueueCollector:
-    """Queue depth, the oldest pending job's age and expired leases, read at scrape time.
+# A scrape reads the queue's state from the database at most this often per API process;
+# in between it is served from the last snapshot, so scrapes (or someone who holds the metrics
+# token and loops) cost the database nothing.
+QUEUE_SNAPSHOT_SECONDS = 15.0
+
+
+class QueueSnapshot:
+    """Queue depth, the oldest pending job's age and expired leases, as of the last reading.
 
     They describe shared state, so they come from the database, not from one process.
     """
 
-    def __init__(self, services):
-        self.services = services
+    def __init__(self, services, max_age: float = QUEUE_SNAPSHOT_SECONDS,
+                 monotonic=time.monotonic):
+        self.services, self.max_age, self.monotonic = services, max_age, monotonic
+        self._state, self._taken = None, float("-inf")
+        self._lock = threading.Lock()
 
-    def collect(self):
+    def state(self):
+        with self._lock:
+            if self.monotonic() - self._taken >= self.max_age:
+                self._state, self._taken = self._read(), self.monotonic()
+            return self._state
+
+    def _read(self):
         from .adapters.db.engine import transaction
         from .adapters.db.report import queue_state
 
-        now = self.services.clock()
-        with transaction(self.services.engine, write=False) as conn:
-            state = queue_state(conn, now)
+        try:
+            with transaction(self.services.engine, write=False) as conn:
+                return queue_state(conn)
+        except Exception as exc:  # the database away: the gauges are left out, not invented
+            log.warning("metrics: cannot read the queue state: %r", exc)
+            return None
+
+    def collect(self):
+        state = self.state()
+        if state is None:
+            return
         for name, doc, value in [
             ("ledgerline_queue_depth", "Jobs waiting for a worker", state.pending),
             ("ledgerline_queue_oldest_pending_age_seconds",
@@ -77,15 +111,15 @@ class QueueCollector:
             yield GaugeMetricFamily(name, doc, value=value)
 
 
-def render(services=None) -> tuple[bytes, str]:
+def render(queue: QueueSnapshot | None = None) -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
     body = generate_latest(registry)
-    if services is not None:
+    if queue is not None:
         shared = CollectorRegistry()
-        shared.register(QueueCollector(services))
+        shared.register(queue)
         body += generate_latest(shared)
     return body, CONTENT_TYPE_LATEST

@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import io
 import logging
+import shutil
 import sys
 from datetime import timedelta
 from types import SimpleNamespace
@@ -81,6 +82,7 @@ def test_the_gunicorn_access_log_never_carries_credentials(tmp_path, monkeypatch
     monkeypatch.setenv("LEDGERLINE_ACCESS_LOG", "1")
     sys.modules.pop("ledgerline.gunicorn_conf", None)
     conf = importlib.import_module("ledgerline.gunicorn_conf")
+    shutil.rmtree(conf.RUNTIME_DIR)  # made on import for a gunicorn instance; none runs here
     cfg = Config()
     for name, value in vars(conf).items():
         if name in cfg.settings:

@@ -41,7 +41,7 @@ def create_key(env: dict, role: str, account: str | None = None, name: str | Non
 
 
 @contextlib.contextmanager
-def served(env: dict, *args: str, log_path: Path):
+def served(env: dict, *args: str, log_path: Path, stop_signal: int = signal.SIGTERM):
     """`ledgerline serve` on a free loopback port; yields its base URL."""
     port = free_port()
     with open(log_path, "ab") as log:
@@ -54,7 +54,7 @@ def served(env: dict, *args: str, log_path: Path):
         wait_until_ready(base, proc, log_path)
         yield base
     finally:
-        stop(proc)
+        stop(proc, stop_signal)
 
 
 def wait_until_ready(base: str, proc: subprocess.Popen, log_path: Path, timeout: float = 30):

@@ -17,7 +17,7 @@ from ledgerline.bootstrap import bootstrap
 from ledgerline.config import Settings
 from ledgerline.http import charts
 from ledgerline.http.app import create_app
-from ledgerline.service_layer.replay import Shape, generate, replay_caller, write
+from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
 from tests.conftest import make_tenant, operator_key
 from tests.fakes import ControlledExtractor
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def service(tmp_path):
-    """The app on a real HTTP socket, with a month of replayed traffic in its database."""
+    """The app on a real HTTP socket, with a month of generated traffic in its database."""
     from werkzeug.serving import make_server
 
     url = f"sqlite:///{tmp_path}/dashboard.sqlite3"
@@ -41,7 +41,7 @@ def service(tmp_path):
     services = bootstrap(Settings(database_url=url, storage_url=f"file://{tmp_path}/objects"),
                          extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
-    caller = replay_caller(services.engine, "replay")
+    caller = synthetic_caller(services.engine, "synthetic")
     today = datetime.now(timezone.utc).date()
     for back in range(1, 29):
         shadow = back > 14  # the older half before the cache was trusted
@@ -51,7 +51,7 @@ def service(tmp_path):
                  Shape(calls=calls, repeats=3, bypass=3, hits=calls * 12 // 100,
                        joined=calls // 100))
         write(services.engine, generate(today - timedelta(days=back), shape,
-                                        price=Decimal("0.004"), account="replay",
+                                        price=Decimal("0.004"), account="synthetic",
                                         caller_id=caller, seed=back))
     server = make_server("127.0.0.1", 0, create_app(services), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -102,7 +102,12 @@ def test_replay_conflict_and_fresh_processing(service):
 
 
 def test_operational_endpoints(service):
-    assert requests.get(f"{service.base}/healthz", timeout=5).json() == {"status": "ok"}
+    from ledgerline import __version__
+
+    assert requests.get(f"{service.base}/healthz", timeout=5).json() == {
+        "status": "ok", "version": __version__}
     assert requests.get(f"{service.base}/readyz", timeout=5).json()["status"] == "ready"
-    assert requests.get(f"{service.base}/metrics", timeout=5).status_code == 200
+    # Metrics are for operators and the metrics token only (tests/api/test_edges.py).
+    assert requests.get(f"{service.base}/metrics", timeout=5).status_code == 401
+    assert service.get("customer", "/metrics").status_code == 404
     assert service.upload("dashboard", b"%PDF-1.4 x").status_code == 403

@@ -87,7 +87,7 @@ class ParsesTextLayer(_Base):
     """The real pdfminer pass with a minimal document, where the full extractor is unavailable."""
 
     def extract(self, path, content_hash):
-        from ledgerline.extraction.pdf import parse_pdf
+        from ledgerline.extraction import parse_pdf
 
         parsed = parse_pdf(path)
         if parsed.text_chars < 20:

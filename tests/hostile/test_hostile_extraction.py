@@ -196,6 +196,7 @@ def test_a_child_that_dies_or_fails_maps_to_a_code(good_pdf, inner, code):
 
 def test_cancel_from_another_thread_kills_the_child_and_hands_the_job_back(good_pdf):
     sandbox = sandboxed(misbehaving.Sleeps(), timeout_seconds=30)
+    sandbox.warm()  # the fork server's start is no document's time
     threading.Timer(0.3, sandbox.cancel).start()
     started = time.monotonic()
     with pytest.raises(Cancelled) as failure:
@@ -206,6 +207,55 @@ def test_cancel_from_another_thread_kills_the_child_and_hands_the_job_back(good_
         sandbox.extract(good_pdf, "blake3:x")
     sandbox.resume()
     assert not sandbox.cancel_event.is_set()
+
+
+class _SlowStart:
+    """The sandbox's process context, whose starts wait for `release` (a cold fork server
+    preloading the rules and Tesseract's models)."""
+
+    def __init__(self, context):
+        self.context, self.entered, self.release = context, threading.Event(), threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(self.context, name)
+
+    def Process(self, *args, **kwargs):  # noqa: N802 - the context's own name
+        proc = self.context.Process(*args, **kwargs)
+        start = proc.start
+
+        def slow_start():
+            self.entered.set()
+            self.release.wait(10)
+            del proc.start  # the process object is pickled for the fork server: as it was
+            start()
+
+        proc.start = slow_start
+        return proc
+
+
+def test_cancel_does_not_wait_for_a_slow_process_start(good_pdf):
+    sandbox = sandboxed(misbehaving.Sleeps(), timeout_seconds=30)
+    sandbox._context = slow = _SlowStart(sandbox._context)
+    failures = []
+
+    def extract():
+        try:
+            sandbox.extract(good_pdf, "blake3:x")
+        except Cancelled as exc:
+            failures.append(exc)
+
+    worker = threading.Thread(target=extract)
+    worker.start()
+    assert slow.entered.wait(10)
+    started = time.monotonic()
+    sandbox.cancel()
+    assert time.monotonic() - started < 0.5  # not blocked behind the start
+    slow.release.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    # the child had been started: cancelled, not before_start; and it is gone
+    assert len(failures) == 1 and failures[0].before_start is False
+    assert not sandbox._running
 
 
 def test_an_external_stop_event_cancels_too(good_pdf):

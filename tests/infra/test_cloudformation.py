@@ -130,8 +130,9 @@ def test_api_and_workers_share_the_image_and_configuration(resources: dict) -> N
     }
     for name, names in env_names.items():
         assert required <= names, f"{name} lacks {required - names}"
-    for c in containers.values():
-        assert [s["Name"] for s in c["Secrets"]] == ["PGPASSWORD"]
+    for name, c in containers.items():
+        expected = ["PGPASSWORD", "LEDGERLINE_METRICS_TOKEN"] if name == "api" else ["PGPASSWORD"]
+        assert [s["Name"] for s in c["Secrets"]] == expected
     assert containers["api"]["Command"][:2] == ["ledgerline", "serve"]
     assert "--no-embedded-worker" in containers["api"]["Command"]
     assert containers["worker"]["Command"][:2] == ["ledgerline", "worker"]
@@ -164,3 +165,72 @@ def test_application_role_scoped_to_bucket(resources: dict) -> None:
 
 def _as_list(value: object) -> list:
     return value if isinstance(value, list) else [value]
+
+
+# --- the edge: what the load balancer forwards, and how it checks the tasks ------------------
+
+FORWARDED = {"/v1/*", "/healthz", "/readyz", "/openapi.json", "/docs", "/problems*",
+             "/dashboard", "/dashboard/*"}
+
+
+def test_listeners_forward_only_the_api_paths(resources: dict) -> None:
+    for name in ("HttpsListener", "HttpListener"):
+        (action,) = resources[name]["Properties"]["DefaultActions"]
+        assert action["Type"] == "fixed-response", name
+        assert action["FixedResponseConfig"]["StatusCode"] == "404"
+    rules = _of_type(resources, "AWS::ElasticLoadBalancingV2::ListenerRule")
+    paths = set()
+    for rule in rules.values():
+        props = rule["Properties"]
+        assert props["ListenerArn"] == {"Fn::If": ["HasCertificate", {"Ref": "HttpsListener"},
+                                                   {"Ref": "HttpListener"}]}
+        assert [a["Type"] for a in props["Actions"]] == ["forward"]
+        for condition in props["Conditions"]:
+            assert condition["Field"] == "path-pattern"
+            values = condition["PathPatternConfig"]["Values"]
+            assert len(values) <= 5  # the load balancer's limit per rule
+            paths |= set(values)
+    assert paths == FORWARDED
+    assert not any("metrics" in p for p in paths)
+    assert len({r["Properties"]["Priority"] for r in rules.values()}) == len(rules)
+
+
+def test_the_load_balancer_checks_readiness(resources: dict) -> None:
+    assert resources["ApiTargetGroup"]["Properties"]["HealthCheckPath"] == "/readyz"
+
+
+def test_the_api_trusts_exactly_the_load_balancer_and_outlives_its_idle_timeout(
+        resources: dict) -> None:
+    (api,) = resources["ApiTaskDefinition"]["Properties"]["ContainerDefinitions"]
+    env = {e["Name"]: e["Value"] for e in api["Environment"]}
+    assert env["LEDGERLINE_TRUSTED_PROXY_HOPS"] == "1"
+    attributes = {a["Key"]: a["Value"] for a in
+                  resources["LoadBalancer"]["Properties"]["LoadBalancerAttributes"]}
+    assert float(env["LEDGERLINE_HEADER_TIMEOUT_SECONDS"]) > float(
+        attributes["idle_timeout.timeout_seconds"])
+    assert api["HealthCheck"]["Command"] == ["CMD", "python", "-m", "ledgerline.http.healthcheck"]
+
+
+def test_the_metrics_token_is_a_generated_secret_only_the_api_reads(resources: dict) -> None:
+    secret = resources["MetricsToken"]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    assert secret["Properties"]["GenerateSecretString"]["PasswordLength"] >= 32
+    (policy,) = resources["TaskExecutionRole"]["Properties"]["Policies"]
+    (statement,) = policy["PolicyDocument"]["Statement"]
+    assert {"Ref": "MetricsToken"} in statement["Resource"]
+
+
+WORKER_OVERHEAD_MB = 512  # the worker process and its fork server, beside the children
+
+
+def test_the_default_worker_task_holds_its_concurrent_extractions(template: dict) -> None:
+    params = template["Parameters"]
+    concurrency = int(params["WorkerConcurrency"]["Default"])
+    extract_mb = int(params["ExtractMemoryMb"]["Default"])
+    memory = int(params["WorkerMemory"]["Default"])
+    assert concurrency * extract_mb + WORKER_OVERHEAD_MB <= memory, (concurrency, extract_mb,
+                                                                    memory)
+    (worker,) = template["Resources"]["WorkerTaskDefinition"]["Properties"]["ContainerDefinitions"]
+    env = {e["Name"]: e["Value"] for e in worker["Environment"]}
+    assert env["LEDGERLINE_EXTRACT_MEMORY_MB"] == {"Ref": "ExtractMemoryMb"}
+    assert worker["Command"][2] == {"Fn::Sub": "--concurrency=${WorkerConcurrency}"}

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from ledgerline.http.app import create_app
-from ledgerline.service_layer.replay import Shape, generate, replay_caller, write
+from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
 from tests.conftest import make_tenant, operator_key
 
 
@@ -17,11 +17,11 @@ def env(make_services):
     tenant = make_tenant(services, "acme")
     operator = operator_key(services)
     today = datetime.now(timezone.utc).date()
-    caller = replay_caller(services.engine, "replay")
+    caller = synthetic_caller(services.engine, "synthetic")
     for back, shape in [(2, Shape(calls=200, repeats=30, overlapping_pairs=2, shadow=True)),
                         (1, Shape(calls=170, repeats=2, bypass=2, hits=28, joined=2))]:
         write(services.engine, generate(today - timedelta(days=back), shape,
-                                        price=Decimal("0.004"), account="replay",
+                                        price=Decimal("0.004"), account="synthetic",
                                         caller_id=caller, seed=back))
     client = create_app(services).test_client()
     return client, tenant, operator

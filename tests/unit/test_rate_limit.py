@@ -70,3 +70,14 @@ def test_full_buckets_are_forgotten_when_many_keys_were_seen():
 @pytest.mark.parametrize("seconds, header", [(0.01, "1"), (1.0, "1"), (1.2, "2"), (19.5, "20")])
 def test_retry_after_is_whole_seconds_and_never_zero(seconds, header):
     assert retry_after_header(seconds) == header
+
+
+def test_wait_time_looks_without_spending():
+    clock = Clock()
+    limiter = RateLimiter(2, clock)
+    assert limiter.wait_time("addr") == 0.0
+    assert limiter.take("addr") == 0.0 and limiter.take("addr") == 0.0
+    assert limiter.wait_time("addr") == pytest.approx(30.0)
+    assert limiter.wait_time("addr") == pytest.approx(30.0)  # looking spends nothing
+    clock.now += 30
+    assert limiter.wait_time("addr") == 0.0 and limiter.take("addr") == 0.0

@@ -5,15 +5,18 @@ CPU, inflate gigabytes or recurse until the process dies. So the worker never pa
 own process: every document gets a child forked from a small, pre-loaded fork server (a fork is
 milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more), with
 RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
-opens the file and a wall-clock deadline the parent enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes; for images
-pages and pixels) runs in the child before full parsing. Whatever happens in the child comes back
-as an ExtractionError with a stable code; the worker process carries on.
+opens the file and a wall-clock deadline, counted from the child's start, that the parent
+enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
+for images pages and pixels) runs in the child before full parsing; what it refuses comes back
+as `Refused`. Whatever else happens in the child comes back as an ExtractionError with a stable
+code; the worker process carries on.
 
-OCR runs here too, in-process: the fork server loads Tesseract and its language data once (see
-``sandbox_warmup``), every child inherits them, and the same limits apply. The time limit is
-enforced three times over: an alarm in the child a moment before the deadline (a clean answer,
-``ocr_timeout`` when it ends a document during OCR, else ``pdf_timeout``), RLIMIT_CPU, and the
-parent's kill at the deadline.
+OCR runs here too, in-process: the fork server loads Tesseract and its language data once, as it
+compiles the official EN 16931 rules once (see ``sandbox_warmup``); every child inherits them,
+and the same limits apply. `warm()` waits for that preloading, so that a worker pays it before
+its first claim rather than inside a job's lease. The time limit is enforced three times over:
+an alarm in the child a moment before the deadline (a clean answer, ``ocr_timeout`` when it ends
+a document during OCR, else ``pdf_timeout``), RLIMIT_CPU, and the parent's kill at the deadline.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -78,10 +82,18 @@ class SandboxLimits:
 
 
 class Cancelled(ExtractionError):
-    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it."""
+    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it.
 
-    def __init__(self, message: str = "extraction cancelled by shutdown"):
+    `before_start`: no extraction process had been started, so no work was done (cost 0)."""
+
+    def __init__(self, message: str = "extraction cancelled by shutdown", *,
+                 before_start: bool = False):
         super().__init__("extraction_cancelled", message, transient=True)
+        self.before_start = before_start
+
+
+class Refused(ExtractionError):
+    """The structural pre-flight refused the file before the extractor saw it (cost 0)."""
 
 
 class SandboxedExtractor:
@@ -115,25 +127,25 @@ class SandboxedExtractor:
         self.cancel_event.clear()
 
     def warm(self) -> None:
-        """Start the fork server now and wait until it has preloaded the extraction code and
-        Tesseract's models (seconds, for every OCR language), so that no document claimed
-        later waits for it, and a shutdown never finds a child stuck in its start."""
+        """Start the fork server now and wait until it has preloaded the extraction code, the
+        compiled schematron and Tesseract's models (seconds), so that no document claimed later
+        waits for it, and a shutdown never finds a child stuck in its start."""
         proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
-        proc.start()
+        _start(proc)
         proc.join()
         proc.close()
 
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
-            raise Cancelled()
+            raise Cancelled(before_start=True)
         reader, writer = self._context.Pipe(duplex=False)
         proc = self._context.Process(
             target=_child_main, name=f"ledgerline-extract-{_family(path)}", daemon=True,
             args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
         try:
-            with self._lock:
-                proc.start()  # the first start waits for the fork server's preloading
-                self._running.add(proc)
+            # Not under the lock: a start that waits for the fork server's preloading (a cold
+            # server) must not hold up cancel(), which finds this child's cancellation below.
+            _start(proc)
             started = time.monotonic()  # the child's own limits count from here too
         except OSError as exc:  # out of processes or file descriptors: try again later
             reader.close()
@@ -141,7 +153,11 @@ class SandboxedExtractor:
                                   f"process: {exc}", transient=True) from exc
         finally:
             writer.close()
+        with self._lock:
+            self._running.add(proc)
         try:
+            # A cancel() during the start set the event before it looked for children: the
+            # first check in _await sees it, and the `finally` kills the child.
             return self._await(proc, reader, started)
         finally:
             with self._lock:
@@ -186,6 +202,9 @@ def _unpack(message) -> dict:
     if kind == "error":
         code, text, transient = payload
         raise ExtractionError(code, text, transient=transient)
+    if kind == "refused":
+        code, text = payload
+        raise Refused(code, text)
     log.error("extraction raised inside the sandbox:\n%s", payload)
     raise ExtractionError("extraction_error", payload.strip().splitlines()[-1][:500])
 
@@ -205,6 +224,27 @@ IMAGE_CODES = _Codes("ocr_timeout", "image_too_large", "ocr_crashed", "OCR")
 
 def _noop() -> None:
     pass
+
+
+def _start(proc: multiprocessing.Process) -> None:
+    """`proc.start()`, which waits for the fork server's answer with a blocking read: for as
+    long as a cold server preloads, seconds. Under gevent (`ledgerline serve`) a native thread
+    waits instead, so that the event loop keeps serving meanwhile."""
+    hub = _gevent_hub()
+    if hub is None:
+        proc.start()
+    else:
+        hub.threadpool.apply(proc.start)
+
+
+def _gevent_hub():
+    """The event loop of this thread when gevent has patched the process, else None."""
+    gevent = sys.modules.get("gevent")
+    if gevent is None:
+        return None
+    from gevent import monkey
+
+    return gevent.get_hub() if monkey.is_module_patched("threading") else None
 
 
 def _family(path) -> str:
@@ -290,7 +330,8 @@ def _on_alarm(signum, frame):
 
 def _inherited_address_space() -> int:
     """Bytes of address space the child starts with: what the fork server preloaded (code,
-    Tesseract's models), shared with every other child and not this document's to spend."""
+    the schematron engine's reservation, Tesseract's models), shared with every other child and
+    not this document's to spend."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
@@ -316,15 +357,12 @@ def _limit_self(limits: SandboxLimits) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which kills us
 
 
-def _preflight(path: str, limits: SandboxLimits) -> _Codes:
-    """The structural checks of the file's format; the codes its failures are reported with."""
-    kind = detect_file(path)
+def _preflight(path: str, kind: Format, limits: SandboxLimits) -> None:
+    """The structural checks of the file's format, before any extraction."""
     if kind.is_image:
         check_image(path, limits.preflight)
-        return IMAGE_CODES
-    if kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF
+    elif kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF
         check_pdf(path, limits.preflight)
-    return PDF_CODES
 
 
 def _timeout_code(codes: _Codes) -> str:
@@ -337,8 +375,14 @@ def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimit
     codes = PDF_CODES
     try:
         _limit_self(limits)
-        codes = _preflight(path, limits)
-        message = ("ok", _build(recipe).extract(path, content_hash))
+        kind = detect_file(path)
+        codes = IMAGE_CODES if kind.is_image else PDF_CODES
+        try:
+            _preflight(path, kind, limits)
+        except ExtractionError as exc:  # refused before any extraction: reported apart
+            message = ("refused", (exc.code, exc.message))
+        else:
+            message = ("ok", _build(recipe).extract(path, content_hash))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _WallClock:

@@ -29,6 +29,16 @@ class RateLimiter:
     def enabled(self) -> bool:
         return self.capacity > 0
 
+    def wait_time(self, key: Hashable) -> float:
+        """Seconds until `key` has a token again, without spending one (0: it has one now)."""
+        if not self.enabled:
+            return 0.0
+        with self._lock:
+            now = self.clock()
+            tokens, updated = self._buckets.get(key, (self.capacity, now))
+            tokens = min(self.capacity, tokens + (now - updated) * self.refill_per_second)
+            return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.refill_per_second
+
     def take(self, key: Hashable) -> float:
         """Spend one token for `key`: 0 if allowed, else the seconds until one is available."""
         if not self.enabled:

@@ -1,11 +1,13 @@
-"""Invoice extraction: embedded e-invoice XML (CII / UBL) when present, the PDF text layer always,
-OCR (``ocr/``) for scans and photos and for PDF pages without a text layer.
+"""Invoice extraction: e-invoice XML (UBL, CII, KSeF) on its own or embedded in a PDF, the PDF
+text layer always, OCR (``ocr/``) for scans and photos and for PDF pages without a text layer.
 
 Public interface used by the rest of the service::
 
     extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None) -> dict   # invoice-v1
+                        # document of the PDF, image or e-invoice XML at path (told by content)
     preprocessing_version(ocr=None) -> str   # PREPROCESSING_VERSION + the OCR engine's tag
     ExtractionError(code, message, transient=False)
+    parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
     SCHEMA_VERSION, PREPROCESSING_VERSION, MODEL_VERSION, MODEL_CONFIG, model_config_digest()
 
 The cache key of a result includes the three versions and the digest of MODEL_CONFIG: bump
@@ -22,18 +24,23 @@ import json
 import os
 
 import pdfminer
+import stdnum
 
+from .checks.schematron import RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
-from .pdf import LAYOUT_PARAMS, MAX_PAGES
+from .sources.pdf_text import LAYOUT_PARAMS, MAX_PAGES, parse_pdf
+from .vocabulary import LANGUAGES
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
 MODEL_VERSION = "rules-2026.11.2"
 MODEL_CONFIG: dict = {
     "embedded_xml": True,
-    "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL"],
+    "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL", "KSeF"],
+    "official_rules": RULESET_VERSION,  # the EN 16931 / XRechnung schematron run on the XML
+    "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
-    "languages": ["en", "de", "fr", "es", "nl", "it"],
+    "languages": list(LANGUAGES),
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": getattr(pdfminer, "__version__", "unknown"),
@@ -47,6 +54,7 @@ __all__ = [
     "ExtractionError",
     "extract_pdf",
     "model_config_digest",
+    "parse_pdf",
     "preprocessing_version",
     "versions",
 ]
@@ -83,20 +91,32 @@ def versions() -> dict:
 def extract_pdf(
     path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True, ocr=None
 ) -> dict:
-    """Extract the invoice-v1 document from the PDF or image at ``path`` (told by content);
-    ``ocr`` is an :class:`ocr.OcrOptions` (default: every language, 300 dpi).
+    """Extract the invoice-v1 document from the PDF, image or e-invoice XML at ``path`` (told by
+    content); ``ocr`` is an :class:`ocr.OcrOptions` (default: every language, 300 dpi).
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
-    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``).
+    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for images ``image_malformed``,
+    ``image_too_large``, ``image_too_many_pages``, ``image_resolution_too_low``,
+    ``ocr_unavailable``; for XML ``xml_malformed``, ``xml_too_large``, ``xml_too_deep``,
+    ``xml_external_entity``, ``xml_entity_expansion``, ``xml_dtd_refused``,
+    ``xml_not_an_invoice``).
     """
-    from .pipeline import extract
+    from ..formats import Format, detect_file
+    from .pipeline import extract, extract_xml
 
     if not isinstance(content_hash, str) or not content_hash.startswith("blake3:"):
         raise ValueError("content_hash must look like 'blake3:<hex>'")
+    try:
+        kind = detect_file(path)
+    except OSError:
+        kind = Format.PDF  # the PDF source reports the missing file
+    if kind is Format.XML:
+        return extract_xml(path, content_hash=content_hash, versions=versions())
     return extract(
         path,
         content_hash=content_hash,
         use_embedded_xml=use_embedded_xml,
         versions=versions(),
+        image=kind.is_image,
         ocr_options=ocr,
     )

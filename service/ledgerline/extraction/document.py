@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as _dt
 from decimal import Decimal, localcontext
 
-from .numbers import format_amount
+from .values.amounts import format_amount
 
 SCHEMA_VERSION = "invoice-v1"
+# Where a document's fields were read: the values of invoice-v1's `source`.
+SOURCES = ("embedded_xml", "text_layer", "ocr", "xml")
 
 FIELD_NAMES = (
     "invoice_number",
@@ -27,6 +29,7 @@ FIELD_NAMES = (
 )
 AMOUNT_FIELDS = ("net_total", "tax_total", "gross_total", "amount_due")
 DATE_FIELDS = ("issue_date", "due_date")
+ID_FIELDS = ("invoice_number", "purchase_order")
 KEY_FIELDS = ("invoice_number", "issue_date", "currency", "gross_total", "seller_name")
 LINE_ITEM_KEYS = ("description", "quantity", "unit_price", "net_amount", "vat_rate")
 

@@ -8,16 +8,21 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from flask import (Blueprint, Response, current_app, make_response, redirect,
-                   render_template_string, request)
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    make_response,
+    redirect,
+    render_template_string,
+    request,
+)
 from markupsafe import Markup
 
-from ..adapters.db.accounts import caller_for_key
-from ..adapters.db.engine import transaction
 from ..domain.errors import Forbidden
 from ..service_layer import report
 from . import charts
-from .auth import current_caller
+from .auth import caller_for_secret, current_caller
 from .reports import require_operator
 
 bp = Blueprint("dashboard", __name__)
@@ -38,8 +43,7 @@ def _operator(secret: str | None):
     """The operator this key belongs to; None for no key, an unknown one or another role."""
     if not secret:
         return None
-    with transaction(_services().engine, write=False) as conn:
-        caller = caller_for_key(conn, secret)
+    caller = caller_for_secret(secret)
     return caller if caller is not None and caller.is_operator() else None
 
 
@@ -60,7 +64,7 @@ def dashboard():
         return resp
     last = (report.parse_day(request.args["to"], "to") if "to" in request.args
             else datetime.now(timezone.utc).date())
-    span = report.Days(last - timedelta(days=DAYS - 1), last)
+    span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
     return _html(_page(DASHBOARD, span=span, days=documents,

@@ -7,6 +7,7 @@ from ..domain.errors import BadRequest
 from ..domain.jobs import InvalidIdempotencyKey, parse_idempotency_key
 
 MAX_WAIT = 60
+MAX_PREFER = 1024  # a Prefer header longer than this is not one a client means
 _WAIT = re.compile(r"(?:^|[,;\s])wait\s*=\s*(\d+)\b", re.IGNORECASE)
 
 
@@ -29,5 +30,11 @@ def prefer_wait(prefer: str | None) -> int:
     """Seconds to hold the response for the result (RFC 7240 `wait`), at most 60."""
     if not prefer:
         return 0
+    if len(prefer) > MAX_PREFER:
+        raise BadRequest(f"the Prefer header is longer than {MAX_PREFER} characters")
     match = _WAIT.search(prefer)
-    return min(int(match.group(1)), MAX_WAIT) if match else 0
+    if not match:
+        return 0
+    digits = match.group(1).lstrip("0") or "0"
+    # More digits than any wait we allow ask for the longest one; int() is never given 5,000.
+    return MAX_WAIT if len(digits) > 2 else min(int(digits), MAX_WAIT)

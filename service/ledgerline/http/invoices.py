@@ -18,17 +18,23 @@ from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
 from ..formats import HEAD_BYTES, detect
-from ..service_layer.intake import authorise_upload, upload
-from . import headers
+from ..service_layer.intake import authorise_upload, retry, upload
+from . import headers, limits
 from .auth import current_caller
 
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
+# `Prefer: wait` polls the status after this share of the time waited, within these bounds.
+WAIT_POLL_FIRST, WAIT_POLL_SHARE, WAIT_POLL_MAX = 0.005, 0.1, 0.1
 INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
 # No control characters (PostgreSQL cannot even compare text holding NUL), not only spaces;
 # the same rule as the seller parameter's pattern in schemas/openapi.yaml.
 SELLER = re.compile(r"[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*")
 ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+LIST_PARAMETERS = ("status", "issued_from", "issued_to", "seller", "cursor", "limit", "format")
+MAX_CURSOR = 200
+# A cursor holds a creation time exactly as this service writes it: UTC, no other offset.
+CURSOR_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z?")
 
 
 def _services():
@@ -54,10 +60,27 @@ def create_invoice(account: str):
     authorise_upload(caller, _account(account))
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     fresh = headers.wants_fresh(request.headers.get("Cache-Control"))
-    wait = headers.prefer_wait(request.headers.get("Prefer"))
+    asked = headers.prefer_wait(request.headers.get("Prefer"))
     result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
                     fresh=fresh)
-    invoice = _wait_for(services, caller, account, result.invoice_id, wait)
+    return _accepted(services, caller, account, result, asked)
+
+
+@bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
+def retry_invoice(account: str, invoice_id: str):
+    """A new attempt for a failed invoice (its uploader, or a customer of the account)."""
+    services, caller = _services(), current_caller()
+    authorise_upload(caller, _account(account))
+    key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
+    asked = headers.prefer_wait(request.headers.get("Prefer"))
+    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+    return _accepted(services, caller, account, result, asked)
+
+
+def _accepted(services, caller, account: str, result, asked: int):
+    """201 finished, 202 pending or running, 200 an idempotent replay; with Location."""
+    with limits.wait_slot(caller.key_id, asked) as wait:
+        invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
         status = 200
@@ -90,24 +113,24 @@ def _body_stream(services):
 
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
     """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
-    read. Otherwise poll only the status, often enough that the answer follows the result
-    closely (a coarse backoff alone used to add 100+ ms to every miss), backing off once the
-    wait is a long one; a worker in this process (the embedded default) wakes the wait as soon
-    as it ends a job. Then read the whole invoice once."""
+    read. Otherwise poll only the status, each time after a tenth of the time waited so far
+    (5 ms at first, at most 100 ms): the answer follows the result closely (a coarse backoff
+    alone used to add 100+ ms to every miss), and a long wait costs few queries. A worker in
+    this process (the embedded default) wakes the wait as soon as it ends a job. Then read the
+    whole invoice once."""
     with transaction(services.engine, write=False) as conn:
         invoice = reads.get_invoice(conn, caller, account, invoice_id)
     if JobStatus(invoice["status"]).finished or seconds <= 0:
         return invoice
     started = time.monotonic()
     deadline = started + seconds
-    delay = 0.005
     while True:
         now = time.monotonic()
         if now >= deadline:
             break
+        delay = min(max(WAIT_POLL_FIRST, (now - started) * WAIT_POLL_SHARE), WAIT_POLL_MAX)
         with services.job_finished:
             services.job_finished.wait(min(delay, deadline - now))
-        delay = min(delay * 2, 0.025 if now - started < 2 else 0.1)
         with transaction(services.engine, write=False) as conn:
             if JobStatus(reads.invoice_status(conn, caller, account, invoice_id)).finished:
                 break
@@ -170,6 +193,10 @@ def list_invoices(account: str):
 
 
 def _list_filter(args) -> reads.ListFilter:
+    unknown = sorted(set(args) - set(LIST_PARAMETERS))
+    if unknown:
+        raise BadRequest(f"unknown query parameter {unknown[0][:40]!r}; use "
+                         + ", ".join(LIST_PARAMETERS))
     status = args.get("status")
     if status is not None and status not in {s.value for s in JobStatus}:
         raise BadRequest("status must be one of pending, running, completed, failed")
@@ -214,11 +241,13 @@ def _parse_cursor(value: str | None):
     if not value:
         return None
     try:
+        if len(value) > MAX_CURSOR:
+            raise ValueError(value)
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
         created, invoice_id = raw.split("|")
+        if not CURSOR_TIME.fullmatch(created) or not INVOICE_ID.fullmatch(invoice_id):
+            raise ValueError(raw)
         ts = datetime.fromisoformat(created.replace("Z", "+00:00"))
-        if not INVOICE_ID.fullmatch(invoice_id):
-            raise ValueError
         return ts, invoice_id
     except ValueError:
         raise BadRequest("cursor is not one this service issued") from None

@@ -8,6 +8,7 @@ from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..domain.errors import LedgerlineError, TooLarge, Unavailable
+from .problem_types import code_for_http_status
 
 log = logging.getLogger(__name__)
 PROBLEM = "application/problem+json"
@@ -15,6 +16,7 @@ PROBLEM = "application/problem+json"
 
 def problem(status: int, code: str, title: str, detail: str | None = None,
             headers: dict | None = None) -> Response:
+    # `type` resolves, relative to the request, to this service's page about the problem.
     body = {"type": f"/problems/{code}", "code": code, "title": title, "status": status}
     if detail:
         body["detail"] = detail
@@ -39,7 +41,7 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
-        code = (exc.name or "error").lower().replace(" ", "_")
+        code = code_for_http_status(exc.code or 500, exc.name or "error")
         # Keep what the exception says beyond its body, e.g. the Allow header of a 405.
         headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
         return problem(exc.code or 500, code, exc.name, exc.description, headers)

@@ -2,8 +2,11 @@
 
 import pytest
 
-from ledgerline.extraction.labels import fold, match_labels
-from ledgerline.extraction.text_layer import AMOUNT_FIELDS, LABEL_FIELDS, _resolve, read_id
+from ledgerline.extraction.document import AMOUNT_FIELDS
+from ledgerline.extraction.finders.header_fields import LABEL_FIELDS, read_id
+from ledgerline.extraction.finders.labels import match_labels
+from ledgerline.extraction.finders.labels import resolve as _resolve
+from ledgerline.extraction.text import fold
 
 
 def _fields(text: str, prev: str | None = None) -> list[str]:

@@ -3,15 +3,14 @@ from decimal import Decimal
 
 import pytest
 
-from ledgerline.extraction.numbers import (
+from ledgerline.extraction.values.amounts import (
     find_amounts,
-    find_dates,
     format_amount,
     guess_decimal_separator,
     parse_amount,
-    parse_date,
     parse_percent,
 )
+from ledgerline.extraction.values.dates import find_dates, parse_date
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 from decimal import Decimal
 
-from ledgerline.extraction.embedded_xml import pick_invoice_attachment, read_invoice_xml
-from ledgerline.extraction.pdf import Attachment
+from ledgerline.extraction.sources.einvoice_xml import pick_invoice_attachment, read_invoice_xml
+from ledgerline.extraction.sources.pdf_attachments import Attachment
 
 CII = b"""<?xml version="1.0" encoding="UTF-8"?>
 <rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"

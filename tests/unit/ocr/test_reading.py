@@ -1,5 +1,6 @@
-"""Tesseract reads scans into the text layer's model: the same lines, at the same place on the
-page, whichever way up the scan came in, with a confidence for every character."""
+"""Tesseract reads scans into the positioned-text model the text layer gives: the same lines, at
+the same place on the page, whichever way up the scan came in, with a confidence for every
+character."""
 from __future__ import annotations
 
 import io
@@ -8,8 +9,8 @@ from itertools import pairwise
 import pytest
 
 from ledgerline.extraction import ocr
-from ledgerline.extraction.ocr.model import OcrLine, bbox_confidence, span_confidence
-from ledgerline.extraction.pdf import parse_pdf
+from ledgerline.extraction.model import Line, bbox_confidence, location_confidence
+from ledgerline.extraction.sources.pdf_text import parse_pdf
 from tests import scans
 from tests.hostile import corpus
 
@@ -44,7 +45,7 @@ def test_a_scan_reads_like_its_text_layer_at_the_same_place(tmp_path, page, text
     assert [ln.text for ln in got.lines] == [ln.text for ln in text_layer]
     assert abs(got.width - 595) < 1 and abs(got.height - 842) < 1
     for mine, theirs in zip(got.lines, text_layer):
-        assert isinstance(mine, OcrLine)
+        assert isinstance(mine, Line) and mine.confidences is not None
         assert all(abs(a - b) <= POSITION_TOLERANCE_PT for a, b in zip(mine.bbox, theirs.bbox))
         assert len(mine.chars) == len(mine.confidences) == len(mine.text)
         # characters in order, inside their line
@@ -124,13 +125,22 @@ def test_a_scan_with_a_stamped_line_of_text_is_still_a_scan(tmp_path):
 
 
 def test_text_layer_lines_are_certain():
-    from ledgerline.extraction.pdf import Line
-
     line = Line(1, 0, 0, 10, 10, "abc", [(0, 3), (3, 6), (6, 9)])
-    assert span_confidence(line) == 1.0 and bbox_confidence(line, [0, 0, 3, 10]) == 1.0
-    ocr_line = OcrLine(1, 0, 0, 10, 10, "a b", [(0, 3), (3, 5), (5, 9)], [0.9, 0.4, 0.4])
-    assert ocr_line.span_confidence(0, 1) == 0.9 and span_confidence(ocr_line) == 0.4
+    assert bbox_confidence(line, [0, 0, 3, 10]) is None
+    assert location_confidence([line], 0, 1, [0, 0, 3, 10]) == 1.0
+    ocr_line = Line(1, 0, 0, 10, 10, "a b", [(0, 3), (3, 5), (5, 9)],
+                    confidences=[0.9, 0.4, 0.4])
+    assert ocr_line.span_confidence(0, 1) == 0.9 and bbox_confidence(ocr_line, None) == 0.4
     assert bbox_confidence(ocr_line, [0, 0, 3, 10]) == 0.9
+    assert location_confidence([ocr_line], 0, 1, [0, 0, 3, 10]) == 0.9
+
+
+def test_a_value_without_a_place_gets_the_documents_median_confidence():
+    lines = [Line(1, 0, 0, 10, 10, "a", [(0, 9)], confidences=[c]) for c in (0.5, 0.7, 0.9)]
+    assert location_confidence(lines, None, None, None) == 0.7
+    # found by its box where no line index came with it: the least sure line under the box
+    assert location_confidence(lines, None, 1, [0, 0, 10, 10]) == 0.5
+    assert location_confidence([Line(1, 0, 0, 10, 10, "a", [(0, 9)])], None, None, None) == 1.0
 
 
 def test_the_cache_key_sees_engine_languages_and_dpi():

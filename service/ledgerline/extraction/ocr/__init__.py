@@ -1,18 +1,18 @@
-"""OCR: scans and photos become the same positioned text a PDF's text layer gives.
+"""OCR, the source of scans and photos: they become the same positioned-text model a PDF's text
+layer gives (``extraction.model``).
 
 Public interface::
 
-    read_document(path, options) -> (ParsedPdf, ocr_pages)   # any accepted file, OCR where due
-    location_confidence(lines, index, page, bbox) -> float    # OCR's certainty of a field
     read_image(path, options) -> list[Page]           # JPEG, PNG, TIFF (every page), WebP, HEIF
     pages_to_ocr(path, pages) -> list[int]            # PDF pages whose text layer is missing
     read_pdf_pages(path, numbers, options) -> list[Page]   # those pages, rendered and read
     fingerprint(options) -> dict; preprocessing_version(text_layer_version, options) -> str
-    OcrOptions, OcrLine, span_confidence, bbox_confidence
+    OcrOptions, warm(options), in_progress()
 
-Pages are the text layer's ``Page``; their lines are :class:`OcrLine` (a ``Line`` with a
-confidence per character, see ``model.py``). Errors are :class:`ExtractionError` with these
-codes: ``image_malformed`` (truncated or corrupt), ``image_too_large`` (pixel limit: the
+Pages are the model's ``Page``; their lines are its ``Line`` with ``confidences`` (one per
+character: the recognition confidence of its word; see ``lines.py``). The pipeline decides
+which pages are read here. Errors are :class:`ExtractionError` with these codes:
+``image_malformed`` (truncated or corrupt), ``image_too_large`` (pixel limit: the
 decompression-bomb guard), ``image_too_many_pages`` (page limit), ``image_resolution_too_low``
 (under 70 dpi: nothing legible), ``ocr_unavailable`` (Tesseract or its language data missing).
 The sandbox adds ``ocr_timeout`` when the time limit ends a document during OCR.
@@ -26,26 +26,22 @@ import os
 
 import blake3
 
+from ..model import Page
+from ..sources.pdf_text import CID_SHARE, MIN_TEXT_CHARS
 from .engine import engine_for, installed_languages, tessdata_dir, tesseract_version
 from .images import frames
 from .lines import page_from_result
-from .model import (OcrLine, Page, ParsedPdf, bbox_confidence, location_confidence, parse_pdf,
-                    span_confidence)
 from .options import OcrOptions
 
 __all__ = [
-    "OcrLine", "OcrOptions", "bbox_confidence", "fingerprint", "in_progress",
-    "location_confidence", "pages_to_ocr", "preprocessing_tag", "preprocessing_version",
-    "read_document", "read_image",
-    "read_pdf_pages", "span_confidence", "warm",
+    "OcrOptions", "fingerprint", "in_progress", "pages_to_ocr", "preprocessing_tag",
+    "preprocessing_version", "read_image", "read_pdf_pages", "warm",
 ]
 
 # Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
 OCR_PIPELINE_VERSION = "ocr-2026.12.1"
-MIN_PAGE_TEXT_CHARS = 20  # fewer characters than this: the page has no text layer to speak of
 SPARSE_TEXT_CHARS = 200  # a page with less text than this may be a scan with a stamped line
 SCAN_COVERAGE = 0.5  # ... and is one when pictures cover half of it
-CID_WEIGHT = 6  # as the pipeline: one "(cid:" per six characters makes the text unreadable
 
 _running = 0
 
@@ -68,28 +64,6 @@ def _reading():
     else:
         _running -= 1
     # A BaseException (the sandbox's alarm or CPU limit) leaves the count up on purpose.
-
-
-def read_document(path: str | os.PathLike, options: OcrOptions | None = None
-                  ) -> tuple[ParsedPdf, list[int]]:
-    """A file's pages, told by its content: an image read by OCR, or a PDF's text layer with
-    the pages that lack one read by OCR. Returns the pages and the numbers of those OCR read."""
-    from ...formats import detect_file
-
-    options = options or OcrOptions()
-    try:
-        kind = detect_file(path)
-    except OSError:
-        kind = None  # parse_pdf gives the answer for a missing or unreadable file
-    if kind is not None and kind.is_image:
-        pages = read_image(path, options)
-        return ParsedPdf(pages=pages, attachments=[]), [p.number for p in pages]
-    parsed = parse_pdf(path)
-    numbers = pages_to_ocr(path, parsed.pages)
-    if numbers:
-        read = {p.number: p for p in read_pdf_pages(path, numbers, options)}
-        parsed.pages = [read.get(p.number, p) for p in parsed.pages]
-    return parsed, numbers
 
 
 def read_image(path: str | os.PathLike, options: OcrOptions) -> list[Page]:
@@ -137,7 +111,8 @@ def pages_to_ocr(path: str | os.PathLike, pages: list[Page]) -> list[int]:
     for page in pages:
         text = "".join(ln.text for ln in page.lines)
         chars = len("".join(text.split()))
-        if chars < MIN_PAGE_TEXT_CHARS or text.count("(cid:") * CID_WEIGHT >= chars:
+        # as the text-layer source: too little text, or too many unmapped glyphs, is none
+        if chars < MIN_TEXT_CHARS or text.count("(cid:") * CID_SHARE >= chars:
             chosen.append(page.number)
         elif chars < SPARSE_TEXT_CHARS:
             sparse[page.number] = page

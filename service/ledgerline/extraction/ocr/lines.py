@@ -1,17 +1,19 @@
-"""Tesseract's words → the text layer's positioned lines, in PDF points from the bottom left.
+"""Tesseract's words → lines of the positioned-text model, in PDF points from the bottom left.
 
 A text-layer line is a run of characters on one baseline, split into cells where a wide gap
 separates them (tabular text). OCR lines follow the same rule: Tesseract's text line is split
 where the space between two words is wider than ``CELL_GAP_HEIGHTS`` line heights, so a label and
-its value far to the right end up as two cells on one row, as they do in a text layer.
+its value far to the right end up as two cells on one row, as they do in a text layer. Each
+line carries ``confidences``: for every character, the recognition confidence (0..1) of the word
+it belongs to (a space between two words gets the lower of the two).
 """
 from __future__ import annotations
 
 import unicodedata
 from itertools import pairwise
 
+from ..model import Line, Page
 from .engine import PageResult, Word
-from .model import OcrLine, Page
 
 POINTS_PER_INCH = 72.0
 CELL_GAP_HEIGHTS = 1.5  # pdfminer splits at 3+ spaces: about one and a half line heights
@@ -29,7 +31,7 @@ def page_from_result(result: PageResult, number: int, dpi: float) -> Page:
     for word in result.words:
         if _is_text(word):
             by_line.setdefault(word.line, []).append(word)
-    lines: list[OcrLine] = []
+    lines: list[Line] = []
     for words in by_line.values():
         words.sort(key=lambda w: w.box[0])
         for cell in _cells(words):
@@ -59,7 +61,7 @@ def _cells(words: list[Word]) -> list[list[Word]]:
     return cells
 
 
-def _line(words: list[Word], page: int, scale: float, height_pt: float) -> OcrLine:
+def _line(words: list[Word], page: int, scale: float, height_pt: float) -> Line:
     """One cell: words joined by single spaces, every character with its box and confidence."""
     text_parts: list[str] = []
     chars: list = []
@@ -80,8 +82,8 @@ def _line(words: list[Word], page: int, scale: float, height_pt: float) -> OcrLi
     bottom = max(w.line_box[3] for w in words)
     x0 = words[0].box[0] * scale
     x1 = words[-1].box[2] * scale
-    return OcrLine(page, x0, height_pt - bottom * scale, x1, height_pt - top * scale,
-                   "".join(text_parts), chars, confidences)
+    return Line(page, x0, height_pt - bottom * scale, x1, height_pt - top * scale,
+                "".join(text_parts), chars, confidences=confidences)
 
 
 def _characters(word: Word) -> list[tuple[str, tuple[int, int]]]:

@@ -13,6 +13,7 @@ DEFAULT_DPI = 300
 MIN_DPI, MAX_DPI = 100, 600  # the range a configured DPI must lie in
 # 100 million pixels: a 48-megapixel phone photo passes, an A4 page at 1200 dpi (140 MP) does not.
 DEFAULT_MAX_PIXELS = 100_000_000
+MIN_MAX_PIXELS = 1_000_000  # a limit below this refuses ordinary receipts
 DEFAULT_MAX_PAGES = 200
 
 
@@ -35,9 +36,9 @@ class OcrOptions:
         if not MIN_DPI <= self.dpi <= MAX_DPI:
             raise ValueError(f"the OCR DPI must lie between {MIN_DPI} and {MAX_DPI}; "
                              f"got {self.dpi}")
-        if self.max_pixels < 1_000_000 or self.max_pages < 1:
-            raise ValueError("the OCR pixel limit must be at least 1000000 and the page "
-                             "limit at least 1")
+        if self.max_pixels < MIN_MAX_PIXELS or self.max_pages < 1:
+            raise ValueError(f"the OCR pixel limit must be at least {MIN_MAX_PIXELS} and the "
+                             "page limit at least 1")
 
     @property
     def tesseract_languages(self) -> str:

@@ -1,0 +1,58 @@
+"""Candidate generation: every value the page offers for every field, with its evidence.
+
+:func:`find_candidates` is the one entry point: it reads only the geometry index (never the
+source the lines came from) and scores nothing; the choice step (:mod:`..choice`) does that.
+Line items (:mod:`.line_items`) are read apart, table by table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..candidates import Candidate
+from ..document import FIELD_NAMES
+from ..geometry import DocText
+from ..vocabulary import VOCABULARY as V
+from .currency import currency_mentions
+from .header_fields import first_date_candidates, label_candidates
+from .parties import party_candidates
+from .tax_ids import iban_candidates, vat_candidates
+
+
+@dataclass
+class DocumentFacts:
+    credit_note: bool  # the first page titles the document a credit note
+    paid_words: bool  # the document says something was paid already (deposit, prepaid, ...)
+
+
+@dataclass
+class FoundCandidates:
+    fields: dict[str, list[Candidate]]  # every field of FIELD_NAMES, in reading order per kind
+    facts: DocumentFacts
+
+
+CREDIT_NOTE_TITLE_LINES = 25  # the title is among the first lines of page 1
+
+
+def is_credit_note(dt: DocText) -> bool:
+    head = [dt.folded[i] for i in dt.by_page.get(1, [])[:CREDIT_NOTE_TITLE_LINES]]
+    return any(V.credit_note_titles.search(t) for t in head)
+
+
+def find_candidates(dt: DocText) -> FoundCandidates:
+    fields: dict[str, list[Candidate]] = {name: [] for name in FIELD_NAMES}
+    for name, found in label_candidates(dt).items():
+        fields[name].extend(found)
+    fields["issue_date"].extend(first_date_candidates(dt))
+    fields["currency"].extend(currency_mentions(dt))
+    seller_vat, buyer_vat = vat_candidates(dt)
+    fields["seller_vat_id"].extend(seller_vat)
+    fields["buyer_vat_id"].extend(buyer_vat)
+    fields["iban"].extend(iban_candidates(dt))
+    parties = party_candidates(dt)
+    fields["seller_name"].extend(parties.seller)
+    fields["buyer_name"].extend(parties.buyer + parties.recipients)
+    facts = DocumentFacts(
+        credit_note=is_credit_note(dt), paid_words=bool(V.paid_words.search(dt.full_folded))
+    )
+    return FoundCandidates(fields, facts)

@@ -1,0 +1,320 @@
+"""Header-field candidates: the values labels point at, with their evidence.
+
+For every label of a header field (invoice number, dates, purchase order, totals, currency) on
+a line, the value on the label's own line, in the cells to its right on the same row, and in the
+column below it; a cell right of an amount label that sits under a column header of its own
+("HT | TVA | TTC") is a candidate for that header's field. Nothing is scored here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate, Evidence
+from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
+from ..geometry import DocText
+from ..values.currencies import CURRENCIES, ISO_CODE
+from ..values.dates import find_dates
+from ..vocabulary import VOCABULARY as V
+from .labels import match_labels, resolve
+
+LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency",)
+
+MAX_ID_CHARS = 40  # longer tokens are not invoice or order numbers
+NUMBER_SIGN_REACH = 40  # "(380) Nr. 471102": a number sign this far into the segment
+BARE_INTEGER_STRENGTH = 0.7  # an amount printed without decimals or currency
+BARE_INTEGER_SEGMENT = 12  # ... counts only alone on a segment this short
+CURRENCY_NEAR = 5  # characters around a bare integer where a currency makes it an amount
+RIGHT_CELLS = 6  # cells right of a label that may hold its value
+# A column header above a cell: at most this many line heights above, this wide a cell and this
+# many points of horizontal slack; only labels this specific name a column.
+COLUMN_HEADER_HEIGHTS, COLUMN_HEADER_CHARS, COLUMN_HEADER_SLACK = 14, 30, 8
+COLUMN_HEADER_WEIGHT = 0.8
+# An item-table header near a label: from half a line above to this many lines below, short.
+ITEM_HEADER_BELOW, ITEM_HEADER_CHARS = 2.5, 40
+COLUMN_ROWS = 8  # rows read down a column under a label
+COLUMN_ROW_GAP = 2.6  # line heights between rows of one column
+
+
+# --------------------------------------------------------------------------- value readers
+_ID_TOKEN = re.compile(r"[A-Za-z0-9#][A-Za-z0-9/\-_.#:]*[A-Za-z0-9]|[0-9]{2,}")
+_ID_LEAD = re.compile(
+    r"^[\s:#.\-–]*(?:(?:n[°º]|no\.?|nr\.?|nummer|number|num(?:ero)?\.?)\s*[:.]?\s*)?[:#\s]*",
+    re.IGNORECASE,
+)
+_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_NR_IN_TEXT = re.compile(
+    r"(?:^|(?<=[\s(),]))(?:n\s?[°º]|no\.?|nr\.?|nummer|number|numero|num\.|#)\s*[:.]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
+    m = _ID_TOKEN.match(text, start)
+    if not m:
+        return None
+    tok = m.group(0).rstrip(".:")
+    if not any(c.isdigit() for c in tok) or len(tok) > MAX_ID_CHARS or len(tok) < 2:
+        return None
+    for _d, ds, de in find_dates(tok):
+        if de - ds >= len(tok) - 1:  # the whole token is a date
+            return None
+    end = m.start() + len(tok)
+    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})*[.,]\d{2}", tok) or re.match(
+        r"[.,]\d", text[end : end + 2]
+    ):
+        return None  # an amount, not an identifier
+    return tok, m.start(), end
+
+
+def read_id(text: str) -> tuple[str, int, int] | None:
+    """An identifier right after a label: 'No. 4711', ': RE-2024/12', '(380) Nr. 471102'."""
+    lead = _ID_LEAD.match(text)
+    got = _id_token(text, lead.end() if lead else 0)
+    if got:
+        return got
+    for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), NUMBER_SIGN_REACH)):
+        got = _id_token(text, m.end())
+        if got:
+            return got
+    return None
+
+
+def read_amount(dt: DocText, i: int, lo: int, hi: int):
+    """Last amount on line i in [lo, hi) that is not a percentage: (value, start, end, strong)."""
+    text = dt.lines[i].text
+    best = None
+    for value, s, e, has_dec in dt.amounts(i):
+        if s < lo or e > hi:
+            continue
+        after = text[e : e + 3].lstrip()
+        if after.startswith("%"):
+            continue
+        near = text[max(lo, s - CURRENCY_NEAR) : e + CURRENCY_NEAR]
+        if not has_dec and not _CURRENCY_MARK.search(near):
+            # bare integers are weak; accept only when nothing else is on the segment
+            if _WORD.search(text[e:hi]) or len(text[lo:hi].strip()) > BARE_INTEGER_SEGMENT:
+                continue
+        best = (value, s, e, has_dec)
+    return best
+
+
+def read_date(dt: DocText, text: str):
+    found = find_dates(text, month_first=dt.month_first)
+    return found[0] if found else None
+
+
+# --------------------------------------------------------------------------- label hits
+def _segment(hits, h, length):
+    nxt = [k.start for k in hits if k.start >= h.end and k is not h]
+    return h.end, (min(nxt) if nxt else length)
+
+
+def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
+    """(value, raw, start, end, strength) for field on line i in [lo, hi) or None."""
+    text = dt.lines[i].text
+    seg = text[lo:hi]
+    if field in AMOUNT_FIELDS:
+        got = read_amount(dt, i, lo, hi)
+        if got:
+            v, s, e, strong = got
+            return v, text[s:e].strip(), s, e, 1.0 if strong else BARE_INTEGER_STRENGTH
+    elif field in DATE_FIELDS:
+        got = read_date(dt, seg)
+        if got:
+            d, s, e = got
+            return d, seg[s:e], lo + s, lo + e, 1.0
+    elif field in ID_FIELDS:
+        got = read_id(seg)
+        if got:
+            tok, s, e = got
+            return tok, tok, lo + s, lo + e, 1.0
+    elif field == "currency":
+        m = ISO_CODE.search(seg)
+        if m and m.group(0) in CURRENCIES:
+            return m.group(0), m.group(0), lo + m.start(), lo + m.end(), 1.0
+    return None
+
+
+def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
+    """Values for field in the cells to the right of line i, up to the next label cell."""
+    out = []
+    for j in dt.right_of(i)[:RIGHT_CELLS]:
+        hi_j = len(dt.folded[j])
+        nh = dt.labels(j, LABEL_FIELDS, _plain_hits)
+        if nh:
+            first = min(nh, key=lambda k: k.start)
+            if first.start == 0:
+                break  # the next cell is another label
+            hi_j = first.start
+        got = _value_from(dt, field, j, 0, hi_j)
+        if got:
+            out.append((j, got))
+            if field not in AMOUNT_FIELDS:
+                break
+        if hi_j < len(dt.folded[j]):
+            break
+    return out
+
+
+def _plain_hits(dt: DocText, i: int, fields: tuple) -> list:
+    """Label hits of line i without context conditions from neighbouring lines."""
+    return resolve(match_labels(dt.folded[i], fields), dt.folded[i])
+
+
+def _column_header_field(dt: DocText, j: int) -> str | None:
+    """The amount field named by the column header above cell j, if it sits under one."""
+    ln = dt.lines[j]
+    best, best_gap = None, COLUMN_HEADER_HEIGHTS * ln.height
+    for k in dt.by_page[ln.page]:
+        other = dt.lines[k]
+        gap = other.y0 - ln.y1
+        if k == j or gap < 0 or gap > best_gap or len(dt.folded[k]) > COLUMN_HEADER_CHARS:
+            continue
+        if dt.amounts(k):
+            continue
+        if other.x1 < ln.x0 - COLUMN_HEADER_SLACK or other.x0 > ln.x1 + COLUMN_HEADER_SLACK:
+            continue
+        best, best_gap = k, gap
+    if best is None:
+        return None
+    hits = dt.labels(best, AMOUNT_FIELDS, _plain_hits)
+    hits = [h for h in hits if h.weight >= COLUMN_HEADER_WEIGHT]
+    return hits[-1].field if hits else None
+
+
+def _add_right(dt: DocText, h, i: int, add, beside_value: bool = False) -> bool:
+    """Candidates from the cells right of a label; cells under their own column header
+    ("HT | TVA | TTC") count for that header's field."""
+    right = _right_values(dt, h.field, i)
+    if not right:
+        return False
+    plain = []
+    for j, got in right:
+        col = _column_header_field(dt, j) if len(right) > 1 else None
+        if col is not None and col != h.field:
+            add(col, j, got, h, UNDER_COLUMN_HEADER)
+        else:
+            plain.append((j, got))
+    for k, (j, got) in enumerate(plain):
+        add(h.field, j, got, h, RIGHT, rank=k, last=k == len(plain) - 1, beside_value=beside_value)
+    return True
+
+
+def _in_item_header(dt: DocText, i: int) -> bool:
+    """Is line i a cell of a line-item table header (whose columns hold item values, not totals)?"""
+    ln = dt.lines[i]
+    for j in dt.by_page[ln.page]:
+        other = dt.lines[j]
+        if not -0.5 * ln.height <= other.y0 - ln.y0 <= ITEM_HEADER_BELOW * ln.height:
+            continue
+        if V.item_table_header.search(dt.folded[j]) and len(dt.folded[j]) < ITEM_HEADER_CHARS:
+            return True
+    return False
+
+
+def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, tuple]]:
+    """Values in the column under a header cell: consecutive rows of figures, stopping at a gap,
+    a label or a row with running text (then it is an item table, not a summary)."""
+    out = []
+    cur = i
+    for _ in range(COLUMN_ROWS):
+        nxt = dt.below(cur, max_lines=COLUMN_ROW_GAP, xr=xr)[:1]
+        if not nxt:
+            break
+        j = nxt[0]
+        got = _value_from(dt, field, j, 0, len(dt.folded[j]))
+        if got is None:
+            if out or field not in AMOUNT_FIELDS:
+                break
+            cur = j  # a second header line ("Positions-" / "betrag")
+            continue
+        out.append((j, got))
+        if field not in AMOUNT_FIELDS:
+            break
+        cur = j
+    return out
+
+
+_LETTERS = re.compile(r"[a-z]{2}")
+PROSE_LINE_CHARS = 70  # a label in a longer line is part of running text
+WEAK_LABEL_WEIGHT = 0.8  # labels weighing less only hint at their field
+
+
+def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Every value a label points at: on its line, right of it on its row, in the column below."""
+    cands: dict[str, list[Candidate]] = {f: [] for f in LABEL_FIELDS}
+
+    def add(field, j, got, hit, relation, **where):
+        v, raw, s, e, strength = got
+        ln = dt.lines[j]
+        evidence = Evidence(
+            "label",
+            label_field=hit.field,
+            label_weight=hit.weight,
+            label_language=hit.language,
+            label_text=dt.folded[i][hit.start : hit.end],
+            label_line=i,
+            relation=relation,
+            prose=prose,
+            weak_label=hit.weight < WEAK_LABEL_WEIGHT,
+            strength=strength,
+            relative_y=dt.relative_y(j),
+            **where,
+        )
+        cands[field].append(Candidate(field, v, raw, ln.page, ln.span_bbox(s, e), j, evidence))
+
+    for i, folded in enumerate(dt.folded):
+        if not _LETTERS.search(folded):
+            continue  # figures only: a value, never a label
+        hits = resolve(
+            match_labels(folded, LABEL_FIELDS, prev=lambda i=i: dt.context_before(i)), folded
+        )
+        if not hits:
+            continue
+        prose = len(folded) > PROSE_LINE_CHARS
+        for h in hits:
+            lo, hi = _segment(hits, h, len(folded))
+            got = _value_from(dt, h.field, i, lo, hi)
+            if got:
+                add(h.field, i, got, h, SAME_LINE)
+                if h.field not in AMOUNT_FIELDS:
+                    continue
+                # "Tax 15% on $ 112.90 ... $ 16.94": the figure on the label's line may be a basis
+                _add_right(dt, h, i, add, beside_value=True)
+                continue
+            if hi < len(folded) and h.field not in AMOUNT_FIELDS:
+                continue  # another label follows on the same line: the value is not ours
+            if h.field in AMOUNT_FIELDS:
+                if _add_right(dt, h, i, add):
+                    continue
+            else:
+                right = _right_values(dt, h.field, i)
+                if right:
+                    add(h.field, right[0][0], right[0][1], h, RIGHT)
+                    continue
+            if h.field in AMOUNT_FIELDS and _in_item_header(dt, i):
+                continue
+            span = dt.lines[i].span_bbox(h.start, h.end)
+            column = _column_values(dt, h.field, i, (span[0], span[2]))
+            if not column and h.field not in AMOUNT_FIELDS:
+                column = _column_values(dt, h.field, i)  # "... vom" / "05.03.2018" on the next line
+            for k, (j, got) in enumerate(column):
+                add(h.field, j, got, h, BELOW, rank=k, last=k > 0 and k == len(column) - 1)
+    return cands
+
+
+def first_date_candidates(dt: DocText) -> list[Candidate]:
+    """The first date on page 1 on a line that names no other event: the issue date of an
+    invoice that does not label it."""
+    for i in dt.by_page.get(1, []):
+        got = read_date(dt, dt.lines[i].text)
+        if got and not V.not_the_issue_date.search(dt.folded[i]):
+            d, s, e = got
+            ln = dt.lines[i]
+            evidence = Evidence("first_date", relative_y=dt.relative_y(i))
+            return [
+                Candidate("issue_date", d, ln.text[s:e], ln.page, ln.span_bbox(s, e), i, evidence)
+            ]
+    return []

@@ -1,0 +1,354 @@
+"""Seller and buyer names from the text layer.
+
+Evidence, strongest first: a party label ("Seller", "Rechnungsempfänger", "Bill to", ...) heading
+a block whose first name-like line (or its "Name:" line) is the party; the sender line printed
+above the address window ("Firma GmbH · Straße 1 · 12345 Ort") and the recipient block below it;
+the account holder of the bank details; a company name with a legal form (GmbH, B.V., SARL,
+Inc., ...) in the letterhead or footer; the first line of the letterhead.  A name found in the
+buyer's block is never taken for the seller.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..candidates import BELOW, RIGHT, SAME_LINE, Candidate, Evidence
+from ..geometry import DocText
+from ..vocabulary import VOCABULARY as V
+
+_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
+_SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
+
+
+def _is_party_label(folded: str) -> bool:
+    return bool(V.seller_label.match(folded) or V.buyer_label.match(folded))
+
+
+def _clean(text: str) -> str | None:
+    t = re.sub(r"\s+", " ", text.strip(" ,;:-–|·•●\t"))
+    t = re.sub(r"^logo\s+", "", t, flags=re.IGNORECASE)  # a logo placeholder printed as text
+    if len(t) < 2 or len(t) > 80 or not re.search(r"[^\W\d_]{2,}", t):
+        return None
+    if sum(c.isdigit() for c in t) > len(t) / 4:
+        return None
+    return t
+
+
+def _namelike(dt: DocText, j: int) -> bool:
+    f = dt.folded[j]
+    return (
+        bool(_clean(dt.lines[j].text))
+        and not V.not_name.search(f)
+        and not V.not_in_block.match(f)
+        and not f.startswith("(")
+    )
+
+
+def _first_part(text: str) -> tuple[str, int, int] | None:
+    """The leading name part of a line that may continue with an address after a separator."""
+    m = _SEP.search(text)
+    part = text[: m.start()] if m else text
+    name = _clean(part)
+    if not name:
+        return None
+    s = text.find(name)
+    return name, s, s + len(name)
+
+
+def _cand(
+    dt: DocText, field: str, lines: list[int], kind: str, span=None, relation=None, **facts
+) -> Candidate:
+    first = dt.lines[lines[0]]
+    if span is not None:
+        s, e = span
+        text = first.text[s:e]
+        bbox = first.span_bbox(s, e)
+    else:
+        text = " ".join(dt.lines[j].text for j in lines)
+        bbox = first.bbox
+        if len(lines) > 1:
+            last = dt.lines[lines[-1]]
+            bbox = [min(first.x0, last.x0), last.y0, max(first.x1, last.x1), first.y1]
+    evidence = Evidence(kind, relation=relation, relative_y=dt.relative_y(lines[0]), facts=facts)
+    value = _clean(text) or text.strip()
+    return Candidate(field, value, text, first.page, bbox, lines[0], evidence)
+
+
+# Party blocks, in points or line heights.
+RIGHT_CELL_HEIGHTS = 4  # the name in the cell right of a label, at most this far
+BLOCK_LINES, BLOCK_GAP, BLOCK_X_SLACK = 6, 2.4, 6.0  # lines read down a block under its label
+SUB_LABEL_REACH = 250  # "Name:" with the name in a cell this far right of it
+ALIGNED = 4  # a name's second line starts within this many points of its first
+SECOND_LINE_GAP = 2.2
+CONTINUATION_ABOVE, CONTINUATION_OVERLAP = 1.2, 0.2
+
+
+def _continuation_above(dt: DocText, j: int) -> int | None:
+    """A name-like line right above value cell j, aligned with it and with no label to its left."""
+    ln = dt.lines[j]
+    for k in dt.by_page[ln.page]:
+        other = dt.lines[k]
+        gap = other.y0 - ln.y1
+        if (
+            k == j
+            or gap < -CONTINUATION_OVERLAP * ln.height
+            or gap > CONTINUATION_ABOVE * ln.height
+        ):
+            continue
+        if abs(other.x0 - ln.x0) > ALIGNED:
+            continue
+        if any(dt.lines[m].x1 < other.x0 for m in dt.row_of(k)):
+            continue
+        f = dt.folded[k]
+        if _namelike(dt, k) and not any(c.isdigit() for c in f) and not V.legal_form.search(f):
+            return k
+    return None
+
+
+def _second_line(dt: DocText, j: int) -> int | None:
+    """The line under name cell j when the name is printed on two lines."""
+    more = dt.below(j, max_lines=SECOND_LINE_GAP, x_slack=ALIGNED)[:1]
+    if not more or V.legal_form.search(dt.folded[j]):
+        return None
+    k = more[0]
+    if (
+        _namelike(dt, k)
+        and not any(c.isdigit() for c in dt.folded[k])
+        and abs(dt.lines[k].x0 - dt.lines[j].x0) < ALIGNED
+        and not [m for m in dt.row_of(k) if dt.lines[m].x1 < dt.lines[k].x0]
+    ):
+        return k
+    return None
+
+
+def _after_sub_label(dt: DocText, j: int, sub, field: str) -> Candidate | None:
+    """The name after a "Name:" / "Firma:" sub-label on line j, or in the cell right of it."""
+    value = dt.lines[j].text[sub.end() :]
+    if _clean(value):
+        return _cand(dt, field, [j], PARTY_LABEL, (sub.end(), len(dt.lines[j].text)), BELOW)
+    right = dt.right_of(j, max_gap=SUB_LABEL_REACH)[:1]
+    if not (right and _clean(dt.lines[right[0]].text)):
+        return None
+    lines = list(right)
+    up = _continuation_above(dt, right[0])
+    if up is not None:
+        lines.insert(0, up)  # "MVM Musterhafter" / "Name: Versicherungsverein ... a.G."
+    else:
+        second = _second_line(dt, right[0])
+        if second is not None:
+            lines.append(second)  # a name printed on two lines
+    return _cand(dt, field, lines, PARTY_LABEL, relation=BELOW)
+
+
+def _beside_label(dt: DocText, i: int, field: str) -> Candidate | None:
+    """The name after the label on its own line ("Seller: Muster GmbH") or in the next cell."""
+    m = V.seller_label.match(dt.folded[i]) or V.buyer_label.match(dt.folded[i])
+    rest = dt.lines[i].text[m.end() :] if m else ""
+    if rest.strip():
+        got = _first_part(rest)
+        if got and not V.not_name.search(got[0].lower()):
+            off = m.end()
+            return _cand(dt, field, [i], PARTY_LABEL, (off + got[1], off + got[2]), SAME_LINE)
+    for j in dt.right_of(i, max_gap=RIGHT_CELL_HEIGHTS * dt.lines[i].height)[:1]:
+        if _namelike(dt, j) and not _is_party_label(dt.folded[j]):
+            return _cand(dt, field, [j], PARTY_LABEL, relation=RIGHT)
+    return None
+
+
+def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
+    """The party name in the block under (or beside) the label on line i."""
+    beside = _beside_label(dt, i, field)
+    if beside is not None:
+        return beside
+    cur, taken = i, []
+    for _ in range(BLOCK_LINES):
+        nxt = dt.below(cur, max_lines=BLOCK_GAP, x_slack=BLOCK_X_SLACK)[:1]
+        if not nxt:
+            break
+        j = nxt[0]
+        f = dt.folded[j]
+        if _is_party_label(f):
+            break
+        sub = V.name_label.match(f)
+        if sub and not taken:
+            got = _after_sub_label(dt, j, sub, field)
+            if got is not None:
+                return got
+        if taken:
+            if (
+                _namelike(dt, j)
+                and not any(c.isdigit() for c in f)
+                and not V.person_prefix.match(f)
+                and not V.legal_form.search(dt.folded[taken[0]])
+            ):
+                taken.append(j)  # the name's second line
+            break
+        if _namelike(dt, j):
+            taken.append(j)
+            if V.legal_form.search(f):
+                break
+        elif taken:
+            break
+        cur = j
+    if taken:
+        return _cand(dt, field, taken, PARTY_LABEL, relation=BELOW)
+    return None
+
+
+SENDER_TOP, SENDER_CHARS = 0.55, 110  # the sender line: upper part of page 1, one short row
+_POSTCODE = re.compile(r"\b\d{4,5}\b")
+_CONTACT = re.compile(r"(?:tel|fax|phone|www|@|iban|bic)")
+
+
+def _sender_line(dt: DocText) -> int | None:
+    """The small return-address line above the address window: 'Firma · Straße 1 · 12345 Ort'."""
+    for i in dt.by_page.get(1, []):
+        row = dt.row_of(i)
+        text = " ".join(dt.lines[j].text for j in row)
+        if dt.relative_y(i) < SENDER_TOP or len(text) > SENDER_CHARS:
+            continue
+        if len(_SENDER_SEP.findall(text)) >= 2 and _POSTCODE.search(text) and row[0] == i:
+            if not _CONTACT.search(dt.folded[i]):
+                return i
+    return None
+
+
+PARTY_LABEL = "party_label"  # the name under (or beside) a "Seller" / "Bill to" label
+SENDER_LINE = "sender_line"  # the return-address line above the address window
+BELOW_SENDER_LINE = "below_sender_line"  # the recipient block under it
+ACCOUNT_HOLDER = "account_holder"  # the holder named with the bank details
+LEGAL_FORM = "legal_form"  # a company name with a legal form, facts: margin, name_key
+LETTERHEAD = "letterhead"  # the first name-like line at the top of page 1
+RECIPIENT_BLOCK = "recipient_block"  # an unlabelled address block, facts: key
+# A legal-form name this close to the top or the bottom of a page is in the letterhead or footer.
+LETTERHEAD_ZONE, FOOTER_ZONE = 0.72, 0.2
+LABEL_LINE_CHARS = 60  # a party label heads a short line
+LETTERHEAD_LINES = 6  # the first lines of page 1 that may hold the letterhead's name
+LETTERHEAD_TOP = 0.8
+# The buyer's block: these many lines within this many line heights under its label.
+BUYER_BLOCK_LINES, BUYER_BLOCK_HEIGHTS = 6, 8
+# The recipient under the sender line: this many line heights down, this many points aside.
+RECIPIENT_BELOW_SENDER, RECIPIENT_X_SLACK = 3.5, 20
+# An unlabelled address block: in the upper part of page 1, up to this many lines above its
+# postcode line, left edges aligned within this many points, lines this close together.
+RECIPIENT_TOP, RECIPIENT_LINES, RECIPIENT_ALIGN, RECIPIENT_SPACING = 0.45, 4, 3, 1.2
+
+
+@dataclass
+class PartyCandidates:
+    seller: list[Candidate]
+    buyer: list[Candidate]
+    recipients: list[Candidate]  # unlabelled address blocks, for an invoice without a buyer label
+
+
+def party_candidates(dt: DocText) -> PartyCandidates:
+    seller: list[Candidate] = []
+    buyer: list[Candidate] = []
+    buyer_lines: set[int] = set()
+    for i, folded in enumerate(dt.folded):
+        if len(folded) > LABEL_LINE_CHARS:
+            continue
+        if V.buyer_label.match(folded):
+            c = _block_name(dt, i, "buyer_name")
+            if c is not None:
+                buyer.append(c)
+                buyer_lines.update(dt.below(i, max_lines=BUYER_BLOCK_HEIGHTS)[:BUYER_BLOCK_LINES])
+                buyer_lines.add(c.line)
+        elif V.seller_label.match(folded):
+            c = _block_name(dt, i, "seller_name")
+            if c is not None:
+                seller.append(c)
+    sender = _sender_line(dt)
+    if sender is not None:
+        text = dt.lines[sender].text
+        got = _first_part(text)
+        if got and not V.not_name.search(got[0].lower()):
+            seller.append(_cand(dt, "seller_name", [sender], SENDER_LINE, (got[1], got[2])))
+        under = dt.below(sender, max_lines=RECIPIENT_BELOW_SENDER, x_slack=RECIPIENT_X_SLACK)
+        below = [j for j in under[:1] if _namelike(dt, j)]
+        if below:
+            buyer.append(_cand(dt, "buyer_name", below, BELOW_SENDER_LINE))
+            buyer_lines.update(below)
+    for i, folded in enumerate(dt.folded):
+        m = V.account_holder_label.search(folded)
+        if m:
+            got = _first_part(dt.lines[i].text[m.end() :])
+            if got and not V.not_name.search(got[0].lower()):
+                span = (m.end() + got[1], m.end() + got[2])
+                seller.append(_cand(dt, "seller_name", [i], ACCOUNT_HOLDER, span))
+    seller.extend(_legal_form_names(dt, buyer_lines))
+    seller.extend(_letterhead_name(dt, buyer_lines))
+    return PartyCandidates(seller, buyer, _unlabelled_recipients(dt))
+
+
+def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
+    """Company names with a legal form anywhere outside the buyer's block."""
+    out = []
+    for i, folded in enumerate(dt.folded):
+        if i in buyer_lines or not V.legal_form.search(folded):
+            continue
+        got = _first_part(dt.lines[i].text)
+        if not got or not V.legal_form.search(got[0].lower()) or V.not_name.search(got[0].lower()):
+            continue
+        ry = dt.relative_y(i)
+        margin = ry > LETTERHEAD_ZONE or ry < FOOTER_ZONE
+        key = got[0].lower()
+        out.append(
+            _cand(dt, "seller_name", [i], LEGAL_FORM, (got[1], got[2]), margin=margin, name_key=key)
+        )
+    return out
+
+
+def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
+    for i in dt.by_page.get(1, [])[:LETTERHEAD_LINES]:
+        f = dt.folded[i]
+        if i in buyer_lines or V.page_title.match(f) or not _namelike(dt, i):
+            continue
+        if dt.relative_y(i) < LETTERHEAD_TOP:
+            continue
+        got = _first_part(dt.lines[i].text)
+        return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []
+    return []
+
+
+_POSTCODE_CITY = re.compile(
+    r"^(?:[a-z]{1,2}[- ]?)?"  # country prefix: D-12345, F-75001
+    r"(?:\d{4,5}|\d{2}-\d{3}|\d{4}\s?[a-z]{2}|[a-z]\d[a-z]\s?\d[a-z]\d)"  # DE/FR/PL/NL/CA codes
+    r"\s+[^\W\d_]{2,}"
+)
+
+
+def _unlabelled_recipients(dt: DocText) -> list[Candidate]:
+    """Address blocks (name, street, postcode + city) in the upper part of page 1 that are not a
+    delivery address: the recipient's, unless it is the seller's (the choice step knows).
+    ``evidence.facts["key"]`` is the folded first line without punctuation."""
+    out = []
+    for i in dt.by_page.get(1, []):
+        if dt.relative_y(i) < RECIPIENT_TOP or not _POSTCODE_CITY.match(dt.folded[i]):
+            continue
+        block = [i]
+        cur = i
+        for _ in range(RECIPIENT_LINES):  # walk up the block: same left edge, tight line spacing
+            ln = dt.lines[cur]
+            ups = [
+                k
+                for k in dt.by_page[ln.page]
+                if abs(dt.lines[k].x0 - ln.x0) < RECIPIENT_ALIGN
+                and 0 <= dt.lines[k].y0 - ln.y1 < RECIPIENT_SPACING * ln.height
+            ]
+            if not ups:
+                break
+            cur = min(ups, key=lambda k: dt.lines[k].y0)
+            block.insert(0, cur)
+        first = block[0]
+        if len(block) < 2 or not _namelike(dt, first):
+            continue
+        context = dt.line_above(first)
+        if V.delivery_label.search(context) or V.delivery_label.search(dt.folded[first]):
+            continue
+        if V.seller_label.match(context):
+            continue
+        key = re.sub(r"\W", "", dt.folded[first])
+        out.append(_cand(dt, "buyer_name", [first], RECIPIENT_BLOCK, key=key))
+    return out

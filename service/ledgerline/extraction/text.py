@@ -1,0 +1,38 @@
+"""Text normalisation shared by sources and finders.
+
+``normalise_spaces`` is applied by the sources to everything they read; ``fold`` gives the
+lower-case, accent-free copy that vocabulary patterns are written against. Folding keeps the
+length of the text, so a match offset in the folded copy is the same offset in the printed line.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_SPACES = "\u00a0\u202f\u2009\u2007\u2008\u200a"
+_SPACE_RE = re.compile(f"[{_SPACES}]")
+
+
+def normalise_spaces(text: str) -> str:
+    """NFC-normalise and turn the many Unicode spaces into plain spaces."""
+    text = unicodedata.normalize("NFC", text)
+    return _SPACE_RE.sub(" ", text)
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(c: str) -> str:
+    low = c.lower()
+    if len(low) != 1:
+        low = c
+    decomposed = unicodedata.normalize("NFKD", low)
+    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return base if len(base) == 1 else low
+
+
+def fold(text: str) -> str:
+    """Lower-case, accent-free copy of ``text`` with exactly the same length."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(c) for c in text)

@@ -1,0 +1,335 @@
+"""The words invoices are read by: one data module per language, compiled here into patterns.
+
+Each language module (``en.py``, ``de.py``, ``fr.py``, ``es.py``, ``nl.py``, ``it.py``) holds
+data only: tuples of phrases, written as regular-expression fragments against *folded* text
+(lower case, accents removed, see :func:`ledgerline.extraction.text.fold`). ``common.py`` holds
+what every language shares (number signs, the percent column). :func:`load` joins the phrases of
+all languages per purpose and compiles them once, at import, into :data:`VOCABULARY`; the finders
+read only that. Month names come from CLDR (babel) for the locales a module names in
+``MONTH_LOCALES``, plus the spellings CLDR lacks in ``MONTH_NAMES``.
+
+What the names of a language module hold (every one optional; ``en.py`` defines them all):
+
+- ``LABELS``: field -> list of ``(pattern, weight)`` or ``(pattern, weight, condition)``; the
+  weight says how specific the label is (1.0: it names the field; lower: it only hints), the
+  condition (``{"before": name}`` / ``{"not_before": name}``) asks the text read before a label
+  at the start of a line to match, or not to match, a context pattern: ``numbered_title``,
+  ``other_document``, ``numbered_not_invoice`` or ``other_date_context``.
+- ``DOCUMENT_TITLES``, ``NUMBERED_TITLES``, ``OTHER_DOCUMENT``, ``NUMBERED_NOT_INVOICE``,
+  ``OTHER_DATE_CONTEXT``: the document's title words and the context words of those conditions.
+- ``DATE_WORDS``, ``DATE_PREPOSITIONS``, ``DATE_ARTICLES``, ``OTHER_EVENTS``,
+  ``DATE_CONNECTIVES``: the weak date labels ("Date:", "Rechnung Nr. 5 vom …"), which combine
+  across languages.
+- ``TAX_ABBREVIATIONS``, ``TOTAL_WORDS``, ``SUM_WORDS``, ``EXCLUDING``, ``INCLUDING``: the words of
+  totals labels that combine across languages ("MwSt. total", "Summe zzgl. USt.").
+- ``CREDIT_NOTE_TITLES``, ``PAID_WORDS``; ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
+  ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
+  ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
+  ``DECLARED_CAPITAL``: company names.
+- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``COLUMN_HEADERS``: line-item tables (a line naming a
+  description or quantity column is an item-table header).
+- ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
+
+Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
+what the language does not have), name its CLDR locales in ``MONTH_LOCALES``, add the code to
+:data:`LANGUAGES`, add its labels to the cases of ``test_label_vocabulary`` in
+``tests/unit/extraction/test_extraction_labels.py`` and a generated invoice in that language to
+``tests/unit/extraction/test_extraction_documents.py`` (``test_extraction_vocabulary.py`` then
+checks that it loads and labels the key fields). Nothing else changes: the finders read only
+the compiled :data:`VOCABULARY`. Adding a language changes ``MODEL_CONFIG["languages"]`` and so
+the cache key, as it should: the same PDF may then read differently.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from types import ModuleType
+
+from babel import Locale
+
+from ..text import fold
+
+LANGUAGES = ("en", "de", "fr", "es", "nl", "it")
+LABEL_CONTEXTS = ("numbered_title", "other_document", "numbered_not_invoice", "other_date_context")
+COLUMN_KINDS = (
+    "vat_rate",
+    "unit_price",
+    "quantity",
+    "net_amount",
+    "unit_price_weak",
+    "description",
+)
+# Where a language's data module names something the loader does not know, it is a typo.
+KNOWN_NAMES = frozenset(
+    """MONTH_LOCALES MONTH_NAMES LABELS DOCUMENT_TITLES NUMBERED_TITLES OTHER_DOCUMENT
+    NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
+    OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
+    CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
+    ITEM_SECTIONS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
+    LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
+    DELIVERY_LABELS DECLARED_CAPITAL CURRENCY_WORDS NUMBER_SIGN""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One compiled label pattern of a field."""
+
+    pattern: re.Pattern
+    weight: float
+    language: str  # a language code, or "*" for labels built from every language's words
+    before: re.Pattern | None = None  # the text before the label must match this ...
+    not_before: re.Pattern | None = None  # ... and must not match this
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    languages: tuple[str, ...]
+    labels: dict[str, tuple[Label, ...]]
+    contexts: dict[str, re.Pattern]
+    excluding: re.Pattern
+    including: re.Pattern
+    credit_note_titles: re.Pattern
+    paid_words: re.Pattern
+    buyer_context: re.Pattern
+    seller_context: re.Pattern
+    seller_label: re.Pattern
+    buyer_label: re.Pattern
+    totals_row: re.Pattern
+    item_section: re.Pattern
+    column_headers: dict[str, re.Pattern]
+    item_table_header: re.Pattern
+    not_the_issue_date: re.Pattern
+    legal_form: re.Pattern
+    not_name: re.Pattern
+    name_label: re.Pattern
+    not_in_block: re.Pattern
+    person_prefix: re.Pattern
+    account_holder_label: re.Pattern
+    page_title: re.Pattern
+    delivery_label: re.Pattern
+    declared_capital: tuple[re.Pattern, ...]
+    currency_words: tuple[tuple[re.Pattern, str], ...]
+    months: dict[str, int]
+
+
+def _alt(phrases) -> str:
+    """One alternation of the phrases, in order; a pattern that never matches when empty."""
+    phrases = list(dict.fromkeys(phrases))
+    return "|".join(phrases) if phrases else "(?!)"
+
+
+class _Languages:
+    """The data modules of the chosen languages, read name by name in language order."""
+
+    def __init__(self, languages: tuple[str, ...]):
+        self.codes = languages
+        self.modules: list[tuple[str, ModuleType]] = [
+            (code, importlib.import_module(f"{__name__}.{code}")) for code in languages
+        ]
+        self.common = importlib.import_module(f"{__name__}.common")
+        for code, module in [*self.modules, ("common", self.common)]:
+            unknown = {
+                n
+                for n in vars(module)
+                if n.isupper() and not n.startswith("_") and n not in KNOWN_NAMES
+            }
+            if unknown:
+                raise ValueError(f"vocabulary {code}: unknown names {sorted(unknown)}")
+
+    def phrases(self, name: str, *, common: bool = False) -> list[str]:
+        mods = [m for _, m in self.modules] + ([self.common] if common else [])
+        return [p for m in mods for p in getattr(m, name, ())]
+
+    def alt(self, name: str, *, common: bool = False) -> str:
+        return _alt(self.phrases(name, common=common))
+
+
+def _contexts(lang: _Languages) -> dict[str, re.Pattern]:
+    signs = r"(?:n[o°º]?|nr|#|no|nummer|number|numero)"
+    return {
+        # "Rechnung Nr. 4711 vom 05.03.2018", "Facture n° 12 du 13/11/2017": a numbered title
+        "numbered_title": re.compile(
+            rf"(?:{lang.alt('NUMBERED_TITLES')})[^\n]{{0,12}}?{signs}?[.:]?\s*[a-z0-9][\w/.-]*\s*$"
+            r"|(?:^|\s)(?:nr|no|n[°o])\.?\s*[a-z0-9][\w/.-]*\s*$"
+        ),
+        # numbers of other documents: "original invoice no.", "Ursprungsrechnung Nr."
+        "other_document": re.compile(rf"(?:{lang.alt('OTHER_DOCUMENT')})\s*$"),
+        # "<word> Nr." that numbers something other than the invoice
+        "numbered_not_invoice": re.compile(
+            rf"(?:{lang.alt('NUMBERED_NOT_INVOICE', common=True)})\w*$"
+        ),
+        # dates that are not the issue date
+        "other_date_context": re.compile(
+            rf"(?:{lang.alt('OTHER_DATE_CONTEXT')})[\w.-]*\s*"
+            r"(?:(?:nr|no|n[°o]|#)\.?\s*[\w/.-]*\d[\w/.-]*\s*)?[:]?\s*$"
+        ),
+    }
+
+
+def _label(entry: tuple, language: str, contexts: dict, number_sign: str) -> Label:
+    pattern, weight = entry[0], entry[1]
+    condition = entry[2] if len(entry) > 2 else {}
+    for key, name in condition.items():
+        if key not in ("before", "not_before") or name not in LABEL_CONTEXTS:
+            raise ValueError(f"vocabulary {language}: unknown label condition {key}={name}")
+    return Label(
+        re.compile(pattern.replace("{number}", number_sign)),
+        weight,
+        language,
+        contexts.get(condition.get("before")),
+        contexts.get(condition.get("not_before")),
+    )
+
+
+def _combined_labels(lang: _Languages, contexts: dict) -> dict[str, list[Label]]:
+    """Labels whose words combine across languages, after every language's own labels."""
+    events = (
+        rf"(?!\s*(?:{lang.alt('DATE_PREPOSITIONS')})?(?:(?:{lang.alt('DATE_ARTICLES')})\s+)?"
+        rf"(?:{lang.alt('OTHER_EVENTS')}))"
+    )
+    total_words = lang.phrases("TOTAL_WORDS")
+    return {
+        "invoice_number": [
+            Label(re.compile(rf"\b(?:{lang.alt('DOCUMENT_TITLES')})\b"), 0.45, "*"),
+        ],
+        "issue_date": [
+            # "Date: …" / "Datum …" unless it is the date of another event
+            Label(
+                re.compile(rf"(?<![-\w])(?:{lang.alt('DATE_WORDS')})\b{events}"),
+                0.55,
+                "*",
+                not_before=contexts["other_date_context"],
+            ),
+            # "Rechnung Nr. 4711 vom 05.03.2018": a connective after a numbered title
+            Label(
+                re.compile(rf"\b(?:{lang.alt('DATE_CONNECTIVES')})\b"),
+                0.6,
+                "*",
+                before=contexts["numbered_title"],
+                not_before=contexts["other_date_context"],
+            ),
+        ],
+        "tax_total": [
+            Label(
+                re.compile(
+                    rf"\b(?:{lang.alt('TAX_ABBREVIATIONS')})\.?\s*(?:{_alt(total_words)})\b"
+                ),
+                1.0,
+                "*",
+            ),
+        ],
+        "gross_total": [
+            Label(
+                re.compile(rf"\b(?:{_alt(total_words + lang.phrases('SUM_WORDS'))})\b"), 0.5, "*"
+            ),
+        ],
+    }
+
+
+def _labels(lang: _Languages, contexts: dict) -> dict[str, tuple[Label, ...]]:
+    number_sign = lang.common.NUMBER_SIGN
+    out: dict[str, list[Label]] = {}
+    for code, module in lang.modules:
+        for field, entries in getattr(module, "LABELS", {}).items():
+            out.setdefault(field, []).extend(
+                _label(e, code, contexts, number_sign) for e in entries
+            )
+    for field, labels in _combined_labels(lang, contexts).items():
+        out.setdefault(field, []).extend(labels)
+    for field, entries in lang.common.LABELS.items():
+        out.setdefault(field, []).extend(_label(e, "*", contexts, number_sign) for e in entries)
+    return {field: tuple(labels) for field, labels in out.items()}
+
+
+def _column_headers(lang: _Languages) -> dict[str, re.Pattern]:
+    headers = {}
+    for kind in COLUMN_KINDS:
+        fragments = [
+            f
+            for m in [*(m for _, m in lang.modules), lang.common]
+            for f in getattr(m, "COLUMN_HEADERS", {}).get(kind, ())
+        ]
+        headers[kind] = re.compile(_alt(fragments))
+    return headers
+
+
+def _item_table_header(lang: _Languages) -> re.Pattern:
+    """A description or a quantity column header: the header row of a line-item table."""
+    headers = _column_headers(lang)
+    return re.compile(f"{headers['description'].pattern}|{headers['quantity'].pattern}")
+
+
+def _currency_words(lang: _Languages) -> tuple[tuple[re.Pattern, str], ...]:
+    by_code: dict[str, list[str]] = {}
+    for _, module in lang.modules:
+        for code, phrases in getattr(module, "CURRENCY_WORDS", {}).items():
+            by_code.setdefault(code, []).extend(phrases)
+    return tuple((re.compile(_alt(p)), code) for code, p in by_code.items())
+
+
+def _months(lang: _Languages) -> dict[str, int]:
+    """Month names, wide and abbreviated, as CLDR writes them and without their accents."""
+    months: dict[str, int] = {}
+    for _, module in lang.modules:
+        for locale in getattr(module, "MONTH_LOCALES", ()):
+            names = Locale.parse(locale).months
+            for context in ("format", "stand-alone"):
+                for width in ("wide", "abbreviated"):
+                    for number, name in names[context][width].items():
+                        name = name.lower().rstrip(".")
+                        months.setdefault(name, number)
+                        months.setdefault(fold(name), number)
+        for name, number in getattr(module, "MONTH_NAMES", ()):
+            months.setdefault(name, number)
+    return months
+
+
+def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
+    """Compile the vocabulary of these languages."""
+    lang = _Languages(languages)
+    contexts = _contexts(lang)
+
+    def rx(frame: str, name: str) -> re.Pattern:
+        return re.compile(frame.format(lang.alt(name)))
+
+    return Vocabulary(
+        languages=languages,
+        labels=_labels(lang, contexts),
+        contexts=contexts,
+        excluding=rx(r"(?:{})\.?\s*\(?\s*$", "EXCLUDING"),
+        including=rx(r"(?:{})\.?\s*\(?\s*$", "INCLUDING"),
+        credit_note_titles=rx(r"\b(?:{})\b", "CREDIT_NOTE_TITLES"),
+        paid_words=rx(r"\b(?:{})\b", "PAID_WORDS"),
+        buyer_context=rx(r"\b(?:{})\b", "BUYER_CONTEXT"),
+        seller_context=rx(r"\b(?:{})\b", "SELLER_CONTEXT"),
+        seller_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "SELLER_LABELS"),
+        buyer_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "BUYER_LABELS"),
+        totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),
+        item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
+        column_headers=_column_headers(lang),
+        item_table_header=_item_table_header(lang),
+        not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
+        legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
+        not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
+        name_label=rx(r"^(?:{})\s*:?\s*", "NAME_LABELS"),
+        not_in_block=rx(r"^(?:{})", "NOT_IN_BLOCK"),
+        person_prefix=rx(r"^(?:{})\b", "PERSON_PREFIXES"),
+        account_holder_label=rx(r"\b(?:{})\s*:?\s*", "ACCOUNT_HOLDER_LABELS"),
+        page_title=rx(r"^(?:{})\b", "PAGE_TITLES"),
+        delivery_label=rx(r"\b(?:{})\b", "DELIVERY_LABELS"),
+        declared_capital=tuple(re.compile(p) for p in lang.phrases("DECLARED_CAPITAL")),
+        currency_words=_currency_words(lang),
+        months=_months(lang),
+    )
+
+
+def __getattr__(name: str):
+    # VOCABULARY is compiled on first use, not when LANGUAGES is read (the package's
+    # configuration digest needs only that): CLDR month names take tens of milliseconds to load.
+    if name == "VOCABULARY":
+        globals()["VOCABULARY"] = vocab = load()
+        return vocab
+    raise AttributeError(name)

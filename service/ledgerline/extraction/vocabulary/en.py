@@ -1,0 +1,178 @@
+"""English vocabulary (data only; see the package docstring for what each name means).
+
+Every phrase is a regular-expression fragment matched against *folded* text: lower case, accents
+removed ("due date", never "Due Date").
+"""
+
+# CLDR locales whose month names (wide and abbreviated) are read; en_GB adds "Sept".
+MONTH_LOCALES = ("en", "en_GB")
+MONTH_NAMES = ()
+
+LABELS = {
+    "invoice_number": [
+        (r"\b(?:invoice|inv|bill|tax invoice)\s*{number}\b:?|\binvoice\s*#", 1.0),
+        (r"\binvoice number\b|\binvoice no\b", 1.0),
+        (r"\bdocument\s*(?:no|number|nr)\b\.?", 0.6),
+    ],
+    "issue_date": [
+        (
+            r"\b(?:invoice|billing|issue|bill|tax invoice)\s*date\b"
+            r"|\bdate\s+(?:of\s+)?(?:invoice|issue)\b"
+            r"|\bdate issued\b|\binvoice dated\b",
+            1.0,
+        ),
+    ],
+    "due_date": [
+        (
+            r"\bdue\s*date\b|\bpayment\s+due\b|\bdue\s+(?:on|by)\b"
+            r"|\bpay(?:able)?\s+by\b|\bdate due\b|^due\s*:",
+            1.0,
+        ),
+        (
+            r"\bpayable\s+(?:on\s+or\s+)?(?:before|by|until)\b|\b(?:pay|remit)\s+(?:by|before|until)\b",
+            0.8,
+        ),
+    ],
+    "gross_total": [
+        (
+            r"\b(?:invoice|grand|document)\s+total\b|\btotal\s+(?:amount|invoice)\b"
+            r"|\btotal\s+(?:incl\.?|including|inc\.?|with)\s*(?:vat|tax|gst)\b"
+            r"|\btotal for this invoice\b",
+            1.0,
+        ),
+    ],
+    "net_total": [
+        (
+            r"\bsub[\s-]?total\b|\bnet\s+(?:total|amount)\b|\btotal\s+net\b"
+            r"|\btotal\s+(?:excl\.?|excluding|ex\.?|before|without|w/o)\s*(?:vat|tax|gst)\b\.?"
+            r"|\bamount\s+before\s+tax\b",
+            1.0,
+        ),
+        (r"\btaxable\s+amount\b", 0.8),
+    ],
+    "tax_total": [
+        (
+            r"\b(?:vat|tax|gst|sales\s+tax)\s+(?:amount|total)\b|\btotal\s+(?:vat|tax(?:es)?|gst)\b",
+            1.0,
+        ),
+        (r"\b(?:vat|sales\s+tax|gst|tax)\b", 0.7),
+    ],
+    "amount_due": [
+        (
+            r"\bamount\s+(?:due|payable|to\s+pay)\b|\bbalance\s+due\b|\btotal\s+(?:amount\s+)?due\b"
+            r"|\bpayable\s+amount\b|\bplease\s+pay\b|\bbalance\b",
+            1.0,
+        ),
+    ],
+    "currency": [(r"\bcurrency\b", 1.0)],
+    "purchase_order": [
+        (
+            r"\b(?:purchase\s+order|p\.?o\.?)\s*(?:no|number|nr|#|ref(?:erence)?)?\b\.?"
+            r"|\border\s+(?:no|number|ref)\b\.?|\byour\s+order\b|\border\s+#",
+            1.0,
+        ),
+    ],
+    "seller_vat_id": [
+        (
+            r"\b(?:vat|gst)[\s.-]*(?:reg(?:istration)?\.?\s*)?"
+            r"(?:id|no|nr|number|nummer|num|n°|numero|nummer)?\b\.?|\bvat\s+id\b",
+            1.0,
+        ),
+    ],
+}
+
+# Words that title the document; a weak invoice-number label ("Invoice  4711").
+DOCUMENT_TITLES = (r"invoice", r"credit note")
+# A title followed by a number: what "dated …" / "of …" after it refers to.
+NUMBERED_TITLES = ("invoice", "credit note")
+# Words before "No." that make the number another document's.
+OTHER_DOCUMENT = ("original", "referenced", "corrected", "previous")
+# "<word> No." that numbers something other than the invoice.
+NUMBERED_NOT_INVOICE = ("order", "customer", "client", "tax", "vat", "account", "page", "contract")
+# Context before a date label that makes the date another event's.
+OTHER_DATE_CONTEXT = (
+    "order", "deliver", "due", "payable", "period", "contract", "check", "start", "end", "version",
+    "print", "birth", "expir", "valid",
+)
+# The weak date word ("Date: …") and what, following it, makes it another event's date.
+DATE_WORDS = ("date", "dated")
+DATE_PREPOSITIONS = (r"of\s+",)
+DATE_ARTICLES = ()
+OTHER_EVENTS = ("delivery", "payment", "order", "due", "expiry", "service")
+# "Invoice No. 4711 dated 05.03.2024": the word linking a numbered title to its date.
+DATE_CONNECTIVES = ("dated", "of")
+# Tax words and total words, which combine across languages ("MwSt. total", "VAT gesamt").
+TAX_ABBREVIATIONS = ("vat", "tax")
+TOTAL_WORDS = ("total",)
+SUM_WORDS = ()
+# Qualifiers before a tax word that make a total net or gross ("total excl. VAT").
+EXCLUDING = ("excl", "excluding", "exclusive", "plus", "before", "without", "ex", "w/o")
+INCLUDING = ("incl", "including", "inclusive", "with")
+CREDIT_NOTE_TITLES = (r"credit\s*note", r"credit\s+memo")
+# Context that puts a VAT id or a name in the buyer's or the seller's block.
+BUYER_CONTEXT = (
+    r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", r"ship\s+to", "customer", "client", "buyer",
+    "recipient", "your",
+)
+SELLER_CONTEXT = ("seller", "supplier", "vendor", "our")
+# Labels that head a party block at the start of a line ("Bill to:", "Seller").
+SELLER_LABELS = (
+    "seller", "vendor", "supplier", "from", r"sold\s+by", r"service\s+provider", r"issued\s+by",
+)
+BUYER_LABELS = (
+    r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", "customer", "client", "buyer", "recipient",
+)
+# A row that starts with one of these closes the line-item table.
+TOTALS_ROWS = (r"sub[\s-]?total", "total", r"tax\s+summary", r"vat\s+summary", r"net\s+total")
+# A section heading after the items.
+ITEM_SECTIONS = (r"allowances?", "charges", r"payment\s+terms", r"notes?\b")
+# Line-item column headers, by the column they name.
+COLUMN_HEADERS = {
+    "vat_rate": (r"^(?:vat|tax|tax\s+rate|vat\s+rate|vat\s*%|tax\s*%)\b",),
+    "quantity": (r"\b(?:qty|quantity|units?|hours)\b",),
+    "unit_price": (r"\b(?:unit\s+price|unit\s+cost|rate|price)\b",),
+    "net_amount": (r"\b(?:amount|line\s+total|total|subtotal|net)\b",),
+    "unit_price_weak": (),
+    "description": (r"\b(?:description|item|product|service|article|details?)\b",),
+}
+# A first-page date on a line with these words is not taken as the issue date.
+NOT_THE_ISSUE_DATE = ("deliver", "order", "due")
+# Already paid: a gross total is then not the amount due.
+PAID_WORDS = (
+    "prepaid", r"already\s+paid", r"amount\s+paid", r"paid\s+amount", r"payment\s+received",
+    "deposit", r"advance\s+payment",
+)
+
+# Company names: legal forms, what a name line never holds, sub-labels inside a party block.
+LEGAL_FORMS = (
+    r"inc\.?", "llc", r"ltd\.?", "limited", "plc", "llp", r"corp\.?", "corporation", r"co\.",
+    r"pvt\.?\s+ltd\.?",
+)
+NOT_NAME = (
+    "invoice", r"credit note", "page", "date", "tel", "telephone", "fax", "phone", r"e-?mail",
+    "www", "http", "iban", "bic", "swift", "vat", "tax", "managing", "directors?", "capital",
+    "bank", "account", "total", "amount", "stylesheet", "number", "gln", "gtin", "duns", "customer",
+    r"client\s+id", "order", "reference", r"not\s+to\s+be", "contact", "address",
+)
+NAME_LABELS = ("name", "company")
+NOT_IN_BLOCK = (
+    "number", r"nr\b", r"no\.", r"gln\b", r"gtin\b", r"id\b", r"customer\s+(?:no|number|id)",
+    r"client\s+(?:no|id)", "account", r"tel\b", r"fax\b", r"e-?mail", "www", r"vat\b", r"tax\b",
+    "address", "contact", "phone", r"ref\b",
+)
+PERSON_PREFIXES = ("attn", "c/o", "department", "dept")
+ACCOUNT_HOLDER_LABELS = (r"account\s+(?:holder|name)", "beneficiary")
+PAGE_TITLES = (
+    "invoice", r"tax\s+invoice", r"credit\s+note", "receipt", r"payment\s+receipt", "copy",
+    "duplicate", "original", r"retail\s+invoices?",
+)
+DELIVERY_LABELS = (r"ship(?:ping)?\s+to", r"deliver(?:y|ed)\s+(?:to|address)")
+DECLARED_CAPITAL = ()
+
+# Words that name a currency, by ISO 4217 code.
+CURRENCY_WORDS = {
+    "EUR": (r"\beuros?\b",),
+    "USD": (r"\bus\s*dollars?\b", r"\bu\.s\.\s*dollars?\b", r"\bus\$"),
+    "INR": (r"\brupees?\b", r"\brs\.?\s?\d", r"\binr\b"),
+    "GBP": (r"\bpounds?\s+sterling\b",),
+}

@@ -1,0 +1,90 @@
+"""Spanish vocabulary (data only; see the package docstring for what each name means).
+
+Every phrase is a regular-expression fragment matched against *folded* text: lower case, accents
+removed ("emision", never "emisión").
+"""
+
+# es_PE adds "setiembre" / "set.", written across Latin America.
+MONTH_LOCALES = ("es", "es_PE")
+
+_NOT_THIS_INVOICE = r"(?!\s+(?:associ|d.origine|origin|rectifi|preced))"
+
+LABELS = {
+    "invoice_number": [
+        (
+            r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?factura\b" + _NOT_THIS_INVOICE,
+            1.0,
+        ),
+        (r"\bfactura\s*(?:n\s?[o°º.]?|numero|num\.?|nr\.?|no\.?|#)(?=[\s:.\d]|$)", 1.0),
+    ],
+    "issue_date": [(r"\bfecha\s+(?:de\s+)?(?:la\s+)?(?:factura|emision|expedicion)\b", 1.0)],
+    "due_date": [
+        (
+            r"\bfecha\s+de\s+vencimiento\b|\bvencimiento\b|\bfecha\s+(?:limite\s+)?de\s+pago\b",
+            1.0,
+        ),
+        (r"\bpagadera?\s+antes\s+del?\b", 0.8),
+    ],
+    "gross_total": [
+        (
+            r"\bimporte\s+total\b|\btotal\s+factura\b|\btotal\s+(?:con\s+)?iva\s+incluido\b"
+            r"|\btotal\s+con\s+iva\b",
+            1.0,
+        ),
+    ],
+    "net_total": [(r"\bbase\s+imponible\b|\btotal\s+sin\s+iva\b|\bimporte\s+neto\b", 1.0)],
+    "tax_total": [
+        (r"\bcuota\s+(?:de\s+)?iva\b|\btotal\s+iva\b|\bimporte\s+(?:del\s+)?iva\b", 1.0),
+        (r"\b(?:iva|impuestos?)\b", 0.7),
+    ],
+    "amount_due": [(r"\bimporte\s+a\s+pagar\b|\btotal\s+a\s+pagar\b|\bsaldo\s+pendiente\b", 1.0)],
+    "currency": [(r"\bmoneda\b|\bdivisa\b", 1.0)],
+    "purchase_order": [(r"\b(?:numero\s+de\s+)?pedido\b|\borden\s+de\s+compra\b", 1.0)],
+    "seller_vat_id": [
+        (
+            r"\biva[\s.-]*(?:reg(?:istration)?\.?\s*)?"
+            r"(?:id|no|nr|number|nummer|num|n°|numero|nummer)?\b\.?|\bnif\b|\bcif\b",
+            1.0,
+        ),
+    ],
+}
+
+DOCUMENT_TITLES = ("factura",)
+NUMBERED_TITLES = ("factura", "nota")
+OTHER_DATE_CONTEXT = ("pedido", "entrega", "vencimiento")
+DATE_WORDS = ("fecha",)
+DATE_PREPOSITIONS = (r"de\s+",)
+DATE_ARTICLES = ("la",)
+OTHER_EVENTS = ("entrega", "vencimiento", "pedido")
+DATE_CONNECTIVES = ("del",)
+TAX_ABBREVIATIONS = ("iva",)
+TOTAL_WORDS = ("total",)
+EXCLUDING = ("sin",)
+INCLUDING = ("con", "incluido")
+CREDIT_NOTE_TITLES = (r"nota\s+de\s+credito", r"factura\s+rectificativa")
+BUYER_CONTEXT = ("cliente", "destinatario", "comprador", r"facturar\s+a")
+SELLER_CONTEXT = ("nuestro",)
+SELLER_LABELS = ("proveedor", "vendedor", "emisor")
+BUYER_LABELS = ("cliente", "destinatario", "comprador", r"facturar\s+a")
+TOTALS_ROWS = (r"base\s+imponible",)
+ITEM_SECTIONS = ("descuentos",)
+COLUMN_HEADERS = {
+    "vat_rate": (r"^(?:iva|iva\s*%)\b",),
+    "quantity": (r"\b(?:cantidad|cant)\b",),
+    "unit_price": (r"\bprecio\s+unitario\b",),
+    "net_amount": (r"\bimporte\b",),
+    "unit_price_weak": (r"\bprecio\b",),
+    "description": (r"\b(?:descripcion|concepto|articulo)\b",),
+}
+PAID_WORDS = ("pagado", "anticipo")
+
+LEGAL_FORMS = (r"s\.l\.", "sl", r"s\.a\.u\.", "sa", r"s\.a\.")
+NOT_NAME = ("factura",)
+NAME_LABELS = ("nombre",)
+ACCOUNT_HOLDER_LABELS = (r"titular(?:\s+de\s+la\s+cuenta)?",)
+PAGE_TITLES = ("factura",)
+DELIVERY_LABELS = (r"direccion\s+de\s+entrega",)
+
+CURRENCY_WORDS = {
+    "EUR": (r"\beuros?\b",),
+}

@@ -1,0 +1,135 @@
+"""French vocabulary (data only; see the package docstring for what each name means).
+
+Every phrase is a regular-expression fragment matched against *folded* text: lower case, accents
+removed ("echeance", never "Échéance"); "." stands for the apostrophe in "d'échéance".
+"""
+
+MONTH_LOCALES = ("fr",)
+# Abbreviations seen on invoices that CLDR does not list.
+MONTH_NAMES = (("fév", 2), ("aoû", 8))
+
+# "N° de facture" but not "N° de la facture d'origine / associée / rectifiée / précédente".
+_NOT_THIS_INVOICE = r"(?!\s+(?:associ|d.origine|origin|rectifi|preced))"
+
+LABELS = {
+    "invoice_number": [
+        (
+            r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?(?:facture|avoir)\b"
+            + _NOT_THIS_INVOICE,
+            1.0,
+        ),
+        (r"\b(?:facture|avoir)\s*(?:n\s?[o°º.]?|numero|num\.?|nr\.?|no\.?|#)(?=[\s:.\d]|$)", 1.0),
+    ],
+    "issue_date": [
+        (
+            r"\bdate\s+(?:de\s+)?(?:la\s+)?(?:facture|facturation|l.emission|emission)\b"
+            + _NOT_THIS_INVOICE,
+            1.0,
+        ),
+    ],
+    "due_date": [
+        (
+            r"\bdate\s+d.echeance\b|\becheance\b|\ba\s+payer\s+avant\s+le\b"
+            r"|\bdate\s+limite\s+de\s+paiement\b",
+            1.0,
+        ),
+        (r"\b(?:a\s+regler|payable|a\s+payer)\s+(?:avant\s+le|au\s+plus\s+tard\s+le)\b", 0.8),
+    ],
+    "gross_total": [
+        (
+            r"\btotal\s+ttc\b|\bmontant\s+ttc\b|\bttc\b|\bmontant\s+total\b|\btotal\s+facture\b",
+            1.0,
+        ),
+    ],
+    "net_total": [
+        (
+            r"\btotal\s+h\.?t\.?\b|\bmontant\s+h\.?t\.?\b|\bsous[\s-]total\b"
+            r"|\btotal\s+hors\s+taxes?\b",
+            1.0,
+        ),
+        (r"\bbase\s+h\.?t\.?\b", 0.8),
+    ],
+    "tax_total": [
+        (r"\b(?:montant|total)\s+(?:de\s+la\s+)?tva\b|\btotal\s+taxes?\b", 1.0),
+        (r"\btva\b", 0.7),
+    ],
+    "amount_due": [
+        (
+            r"\bnet\s+a\s+payer\b|\bsolde\s+a\s+payer\b|\breste\s+a\s+payer\b|\bmontant\s+du\b"
+            r"|\btotal\s+a\s+payer\b|\bmontant\s+a\s+payer\b",
+            1.0,
+        ),
+    ],
+    "currency": [(r"\bdevise\b|\bmonnaie\b", 1.0)],
+    "purchase_order": [
+        (
+            r"\bbon\s+de\s+commande\b|\b(?:n[o°]\s+de\s+)?commande\b"
+            r"|\bvotre\s+(?:commande|reference)\b",
+            1.0,
+        ),
+    ],
+    "seller_vat_id": [
+        (
+            r"\btva[\s.-]*(?:reg(?:istration)?\.?\s*)?"
+            r"(?:id|no|nr|number|nummer|num|n°|numero|nummer)?\b\.?"
+            r"|\bintra[\s-]?(?:communautaire)?\b|\bn[°o]\s+(?:de\s+)?tva\b",
+            1.0,
+        ),
+    ],
+}
+
+DOCUMENT_TITLES = ("facture", "avoir")
+NUMBERED_TITLES = ("facture", "avoir")
+OTHER_DOCUMENT = ()
+NUMBERED_NOT_INVOICE = ()
+OTHER_DATE_CONTEXT = ("livraison", "commande", "echeance", "periode")
+DATE_WORDS = ("date",)
+DATE_PREPOSITIONS = (r"de\s+", "d.", r"du\s+")
+DATE_ARTICLES = ("la",)
+OTHER_EVENTS = (
+    "livraison", "echeance", "paiement", "commande", "debut", "fin", "prestation",
+    r"facture\s+associee", "naissance",
+)
+DATE_CONNECTIVES = ("du",)
+TAX_ABBREVIATIONS = ("tva",)
+TOTAL_WORDS = ("total",)
+SUM_WORDS = ()
+EXCLUDING = ("hors",)
+INCLUDING = ("avec", "compris")
+CREDIT_NOTE_TITLES = ("avoir", r"facture\s+d.avoir")
+BUYER_CONTEXT = (
+    "votre", "client", "destinataire", r"facture\s+a", r"adresse\s+de\s+(?:facturation|livraison)",
+)
+SELLER_CONTEXT = ("notre",)
+SELLER_LABELS = ("fournisseur", "vendeur", "emetteur")
+BUYER_LABELS = (
+    "client", "destinataire", r"facture\s+a", r"facturer\s+a", r"adresse\s+de\s+facturation",
+)
+TOTALS_ROWS = (r"montant\s+h\.?t", r"total\s+ht", r"montant\s+(?:ht|ttc)", r"sous[\s-]total")
+ITEM_SECTIONS = ("remises", "majorations")
+COLUMN_HEADERS = {
+    "vat_rate": (r"^(?:tva|taxe|taxes|tva\s*%|taux)\b",),
+    "quantity": (r"\b(?:quantite|qte|nombre)\b",),
+    "unit_price": (r"\b(?:prix\s+unitaire|p\.?\s?u\.?(?:\s+ht)?|unitaire)\b",),
+    "net_amount": (r"\b(?:montant(?:\s+ht)?|prix\s+ht|total\s+ht|prix\s+incl)\b",),
+    "unit_price_weak": (r"\bprix\b",),
+    "description": (r"\b(?:article|designation|libelle|produit)\b",),
+}
+NOT_THE_ISSUE_DATE = ("livraison",)
+PAID_WORDS = ("acompte", r"deja\s+(?:paye|regle)", r"montant\s+regle")
+
+LEGAL_FORMS = ("sarl", r"s\.a\.r\.l\.", "sas", "sasu", "eurl", "sa", r"s\.a\.", "snc", r"s\.n\.c\.")
+NOT_NAME = ("facture", "avoir", "tva", "capital", "siret", "siren", "rcs", "adresse")
+NAME_LABELS = ("nom", r"raison\s+sociale")
+NOT_IN_BLOCK = (r"tva\b", "adresse")
+PERSON_PREFIXES = (r"a\s+l.attention",)
+ACCOUNT_HOLDER_LABELS = (r"titulaire\s+du\s+compte", "beneficiaire")
+PAGE_TITLES = ("facture", "avoir", "recu", "original")
+DELIVERY_LABELS = (r"adresse\s+de\s+livraison", "livraison")
+# "SARL au capital de 120 000 €": the legal form (the first group) is stated apart from the name.
+DECLARED_CAPITAL = (r"\b(sarl|sas|sasu|sa|eurl|snc|sca|selarl)\s+au\s+capital\b",)
+
+CURRENCY_WORDS = {
+    "EUR": (r"\beuros?\b",),
+    "CHF": (r"\bfrancs?\s+suisses?\b",),
+}

@@ -1,0 +1,70 @@
+"""Candidate generation and choice are apart: the finders read the positioned-text model and
+score nothing; the choice step scores their evidence and picks one value per field."""
+
+from decimal import Decimal
+
+from ledgerline.extraction import parse_pdf
+from ledgerline.extraction.candidates import BELOW, RIGHT, SAME_LINE
+from ledgerline.extraction.choice import choose
+from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.geometry import DocText
+from ledgerline.extraction.model import Line, Page
+
+PAGE = [
+    (50, 800, "Muster Handel GmbH"),
+    (350, 760, "Rechnung"),
+    (350, 740, "Rechnungsnummer:"),
+    (460, 740, "RE-2024-17"),
+    (350, 726, "Rechnungsdatum: 05.03.2024"),
+    (350, 520, "Nettobetrag"),
+    (460, 520, "100,00 EUR"),
+    (350, 506, "MwSt. 19 %"),
+    (460, 506, "19,00 EUR"),
+    (350, 492, "Gesamtbetrag"),
+    (460, 492, "119,00 EUR"),
+    (350, 450, "Zahlbetrag"),
+    (350, 436, "119,00 EUR"),
+]
+
+
+def _index(make_pdf) -> DocText:
+    return DocText(parse_pdf(make_pdf([PAGE])).pages)
+
+
+def test_candidates_carry_evidence_and_no_score(make_pdf):
+    found = find_candidates(_index(make_pdf))
+    number = found.fields["invoice_number"][0]
+    assert number.value == "RE-2024-17" and number.score == 0.0
+    ev = number.evidence
+    assert ev.kind == "label" and ev.relation == RIGHT and ev.label_language == "de"
+    assert ev.label_text.startswith("rechnungsnummer") and ev.label_weight == 1.0
+    date = found.fields["issue_date"][0]
+    assert date.evidence.relation == SAME_LINE and str(date.value) == "2024-03-05"
+    due = [c for c in found.fields["amount_due"] if c.evidence.kind == "label"]
+    assert due and due[0].evidence.relation == BELOW and due[0].value == Decimal("119.00")
+    assert all(c.score == 0.0 for cands in found.fields.values() for c in cands)
+
+
+def test_the_choice_scores_evidence_and_picks_consistent_totals(make_pdf):
+    dt = _index(make_pdf)
+    choice = choose(dt, find_candidates(dt))
+    values = {k: (c.value if c else None) for k, c in choice.fields.items()}
+    assert values["invoice_number"] == "RE-2024-17"
+    assert (values["net_total"], values["tax_total"], values["gross_total"]) == (
+        Decimal("100.00"),
+        Decimal("19.00"),
+        Decimal("119.00"),
+    )
+    assert values["currency"] == "EUR"
+    assert choice.fields["gross_total"].score > 0.9  # net + tax = gross raises confidence
+
+
+def test_finders_read_any_source_of_the_model():
+    """An OCR source gives the same model, with per-word confidence; finders do not care."""
+    text = "Invoice No: 4711"
+    line = Line(1, 50, 700, 200, 712, text, [None] * len(text), confidences=[0.9] * len(text))
+    dt = DocText([Page(1, 595, 842, [line])])
+    (number,) = find_candidates(dt).fields["invoice_number"]
+    assert number.value == "4711"
+    assert line.span_confidence(12, 16) == 0.9
+    assert Line(1, 0, 0, 1, 1, "x", [None]).span_confidence(0, 1) is None

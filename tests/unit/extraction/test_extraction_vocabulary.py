@@ -1,0 +1,81 @@
+"""The vocabulary loader: language data modules compiled into patterns, CLDR month names and
+ISO 4217 currency codes."""
+
+import datetime as dt
+import types
+
+import pytest
+
+from ledgerline.extraction import vocabulary
+from ledgerline.extraction.finders.labels import match_labels
+from ledgerline.extraction.text import fold
+from ledgerline.extraction.values.currencies import CURRENCIES
+from ledgerline.extraction.values.dates import find_dates
+
+
+def _fields(vocab, text):
+    folded = fold(text)
+    return {
+        name
+        for name, labels in vocab.labels.items()
+        for label in labels
+        if label.pattern.search(folded)
+    }
+
+
+def test_every_language_module_loads_and_labels_the_key_fields():
+    for code in vocabulary.LANGUAGES:
+        vocab = vocabulary.load((code,))
+        for field in ("invoice_number", "issue_date", "gross_total", "net_total", "tax_total"):
+            assert any(label.language == code for label in vocab.labels[field]), (code, field)
+
+
+def test_a_language_left_out_is_not_read():
+    german = vocabulary.load(("de",))
+    assert "invoice_number" in _fields(german, "Rechnungsnummer")
+    assert "invoice_number" not in _fields(german, "Factuurnummer")
+    assert "invoice_number" in _fields(vocabulary.VOCABULARY, "Factuurnummer")
+
+
+def test_label_hits_carry_their_language():
+    hits = match_labels(fold("Fecha de vencimiento"), ("due_date",))
+    assert {h.language for h in hits} == {"es"}
+
+
+def test_a_misspelt_name_in_a_language_module_is_refused(monkeypatch):
+    broken = types.ModuleType(f"{vocabulary.__name__}.xx")
+    broken.LABLES = {}
+    monkeypatch.setitem(__import__("sys").modules, broken.__name__, broken)
+    with pytest.raises(ValueError, match="LABLES"):
+        vocabulary.load(("xx",))
+
+
+def test_an_unknown_label_condition_is_refused(monkeypatch):
+    broken = types.ModuleType(f"{vocabulary.__name__}.xx")
+    broken.LABELS = {"due_date": [(r"\bdue\b", 1.0, {"not_before": "elsewhere"})]}
+    monkeypatch.setitem(__import__("sys").modules, broken.__name__, broken)
+    with pytest.raises(ValueError, match="elsewhere"):
+        vocabulary.load(("xx",))
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("3. März 2018", dt.date(2018, 3, 3)),
+        ("3. Jänner 2018", dt.date(2018, 1, 3)),  # de_AT
+        ("3 Sept 2018", dt.date(2018, 9, 3)),  # en_GB
+        ("15 setiembre 2019", dt.date(2019, 9, 15)),  # es_PE
+        ("1er février 2020", dt.date(2020, 2, 1)),
+        ("1er fevrier 2020", dt.date(2020, 2, 1)),  # accents dropped
+        ("2 mrt 2021", dt.date(2021, 3, 2)),
+        ("9 giugno 2022", dt.date(2022, 6, 9)),
+    ],
+)
+def test_month_names_come_from_cldr(text, expected):
+    assert find_dates(text)[0][0] == expected
+
+
+def test_currency_codes_are_iso_4217_in_use():
+    assert {"EUR", "USD", "CHF", "PLN", "HRK", "BGN", "KZT"} <= CURRENCIES
+    assert not {"XAU", "XTS", "XXX"} & CURRENCIES  # metals and test codes
+    assert not {"ALL", "TOP", "PEN"} & CURRENCIES  # words printed in capitals
