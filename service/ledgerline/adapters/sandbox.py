@@ -20,6 +20,7 @@ a document during OCR, else ``pdf_timeout``), RLIMIT_CPU, and the parent's kill 
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import multiprocessing
@@ -234,7 +235,23 @@ def _start(proc: multiprocessing.Process) -> None:
     if hub is None:
         proc.start()
     else:
-        hub.threadpool.apply(proc.start)
+        hub.threadpool.apply(_start_alone, (proc,))
+
+
+def _start_alone(proc: multiprocessing.Process) -> None:
+    """One start at a time across the threadpool's native threads. The fork server guards its
+    start with a `threading.Lock` that gevent has replaced by its own, and a gevent lock
+    contended between native threads can miss its wake-up (a hang seen with three concurrent
+    starts); a native lock taken first means that one is never contended."""
+    with _native_start_lock():
+        proc.start()
+
+
+@functools.cache
+def _native_start_lock():
+    from gevent import monkey
+
+    return monkey.get_original("threading", "Lock")()
 
 
 def _gevent_hub():
