@@ -18,7 +18,6 @@ from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, pdf_bytes
 
-
 # The metrics token; queue gauges read afresh on every scrape, so each test sees its changes.
 EDGE = dict(metrics_token="metrics-token", metrics_snapshot_seconds=0)
 

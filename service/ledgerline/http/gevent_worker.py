@@ -22,8 +22,8 @@ import time
 import gevent
 from gunicorn.workers.ggevent import GeventWorker
 
-from ..domain.errors import LedgerlineError
 from ..config import Settings
+from ..domain.errors import LedgerlineError
 
 
 class BodyTimeout(LedgerlineError):

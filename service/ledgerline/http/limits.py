@@ -17,9 +17,9 @@ from collections import Counter
 
 from flask import current_app, g, request
 
+from ..config import Settings
 from ..domain.errors import RateLimited
 from ..domain.ratelimit import RateLimiter, retry_after_header
-from ..config import Settings
 
 EXTENSION = "ledgerline.limits"
 
