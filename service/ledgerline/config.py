@@ -202,7 +202,6 @@ class Settings(BaseSettings):
             raise ValueError(f"must be one of: {', '.join(LOG_LEVELS)}")
         return level
 
-
     @field_validator("header_timeout_seconds", "body_timeout_seconds", mode="before")
     @classmethod
     def _read_deadline(cls, value):
