@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from ledgerline.http.docs import openapi_document
-from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.service_layer.worker import Worker
 from tests.fakes import pdf_bytes
 from tests.property.support import examples
@@ -53,7 +52,7 @@ def _image(ctx, value):
 @pytest.fixture(scope="module")
 def api(api_env):
     # Schemathesis's own checks send unknown keys; the per-address limit would answer them 429.
-    app = api_env.app(EdgeSettings(auth_failures_per_minute=0))
+    app = api_env.app(auth_failures_per_minute=0)
     stop = threading.Event()
     worker = threading.Thread(target=Worker(api_env.services, poll_interval=0.05).run, args=(stop,))
     worker.start()
