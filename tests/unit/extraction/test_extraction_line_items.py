@@ -275,6 +275,21 @@ def test_rows_of_totals_and_of_document_facts_head_no_table():
     assert items(page) == []
 
 
+def test_a_header_word_broken_over_two_lines_is_no_document_fact():
+    # "Pos." in a narrow column, broken into "Po" / "s.": "Po" alone reads as a PO label
+    page = [
+        *row(700, (20, "Po"), (40, "Description"), (300, "Qty"), (360, "Unit price"),
+             (460, "Amount")),
+        *row(691, (20, "s.")),
+        *row(675, right(30, "1"), (40, "Concept work"), right(320, "12"), right(420, "160.00"),
+             right(520, "1920.00")),
+        *row(660, right(30, "2"), (40, "Implementation"), right(320, "34"), right(420, "160.00"),
+             right(520, "5440.00")),
+        *row(640, (300, "Total"), right(520, "7360.00")),
+    ]
+    assert nets(items(page)) == ["1920.00", "5440.00"]
+
+
 def test_a_copy_of_the_invoice_on_a_later_page_repeats_no_item():
     copy = [*_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),
             *row(640, (300, "Total"), right(520, "3,00"))]

@@ -25,9 +25,10 @@ def arithmetic_columns(header: Header, rows: list[Row]) -> list[int]:
     """Columns whose figure is quantity × price (less the discount) in most rows that print
     the three with a quantity other than one (where price and amount would be the same)."""
     kinds = [c.kind for c in header.columns]
+    printed = {k for r in rows for k in r.numbers}
     # any column may hold the quantity ("Amount" for "Menge"), a money column the price
-    quantities = [k for k, kind in enumerate(kinds) if kind != "description"]
-    prices = [k for k, kind in enumerate(kinds) if kind in (*AMOUNT_KINDS, None)]
+    quantities = [k for k, kind in enumerate(kinds) if kind != "description" and k in printed]
+    prices = [k for k in quantities if kinds[k] in (*AMOUNT_KINDS, None)]
     totals = prices
     disc = header.index("discount")
     out = []

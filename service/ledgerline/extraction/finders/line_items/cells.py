@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ...geometry import DocText
 from ...vocabulary import VOCABULARY as V
@@ -31,6 +31,7 @@ FIGURES_ONLY = re.compile(r"[\d\s.,:/%'’()+\-–€$£¥₹]*")
 CURRENCY_ONLY = re.compile(
     r"^[\s.,:\-–]*(?:[a-z]{3}|kr|kc|kč|zł|zl|ft|rs|r\$|us\$|fr|[$€£¥₹])?[\s.,:\-–]*$"
 )
+SPACES = re.compile(r"\s+")
 PERCENT = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d{1,2})?)\s*%")
 
 
@@ -45,6 +46,7 @@ class Cell:
     folded: str
 
 
+@lru_cache(maxsize=8192)
 def kind_match(folded: str) -> tuple[str, re.Match] | None:
     for kind in KIND_ORDER:
         m = V.column_headers[kind].search(folded)
@@ -84,6 +86,7 @@ class Layout:
         self.dt = dt
         self._cells: dict[int, list[Cell]] = {}
         self._rows: dict[int, list[list[int]]] = {}
+        self._row_cells: dict[tuple[int, ...], list[Cell]] = {}
 
     def cells(self, i: int) -> list[Cell]:
         got = self._cells.get(i)
@@ -94,10 +97,15 @@ class Layout:
     def row_cells(self, lines: list[int]) -> list[Cell]:
         """The cells of a row left to right, each once: text printed twice over itself (a
         faked bold face) counts once."""
+        key = tuple(lines)
+        got = self._row_cells.get(key)
+        if got is not None:
+            return got
         out: list[Cell] = []
         for c in sorted((c for i in lines for c in self.cells(i)), key=lambda c: c.x0):
             if not any(o.text == c.text and abs(o.x0 - c.x0) <= SAME_CELL for o in out):
                 out.append(c)
+        self._row_cells[key] = out
         return out
 
     @cached_property
@@ -125,21 +133,30 @@ class Layout:
 
 
 def split_cells(dt: DocText, i: int) -> list[Cell]:
-    """Line i cut at gaps wider than a space: the cells a text layer ran together."""
+    """Line i cut at gaps wider than a space: the cells a text layer ran together. Only the
+    spaces are looked at (a gap that wide always has one), not every character."""
     ln, folded = dt.lines[i], dt.folded[i]
     boxes = ln.chars if ln.chars and len(ln.chars) == len(ln.text) else None
     if boxes is None:
         return [Cell(i, 0, len(ln.text), ln.x0, ln.x1, ln.text.strip(), folded.strip())]
+    text = ln.text.rstrip()
     wide, inserted = CELL_GAP_HEIGHTS * ln.height, INSERTED_GAP_HEIGHTS * ln.height
-    spans: list[list] = []  # [start, end, x0, x1]
-    for k, ch in enumerate(ln.text):
-        box = boxes[k]
-        if ch.isspace() or box is None:
+    spans, start = [], len(text) - len(text.lstrip())
+    for m in SPACES.finditer(text, start):
+        before, after = boxes[m.start() - 1], boxes[m.end()]
+        if before is None or after is None:
             continue
-        # a space the text layer inserted itself (it has no glyph) stands for a wider gap
-        limit = inserted if k and boxes[k - 1] is None else wide
-        if spans and box[0] - spans[-1][3] < limit:
-            spans[-1][1], spans[-1][3] = k + 1, max(spans[-1][3], box[1])
-        else:
-            spans.append([k, k + 1, box[0], box[1]])
-    return [Cell(i, s, e, x0, x1, ln.text[s:e], folded[s:e]) for s, e, x0, x1 in spans]
+        # a space the text layer inserted itself (it has no glyph) stands for a wider gap;
+        # after a printed space the gap is the font's own
+        glyphless = boxes[m.end() - 1] is None
+        if after[0] - before[1] >= (inserted if glyphless else wide):
+            spans.append((start, m.start()))
+            start = m.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        drawn = [k for k in range(s, e) if boxes[k] is not None]  # glyphless ends are no part
+        if drawn:
+            s, e = drawn[0], drawn[-1] + 1
+            out.append(Cell(i, s, e, boxes[s][0], boxes[e - 1][1], text[s:e], folded[s:e]))
+    return out

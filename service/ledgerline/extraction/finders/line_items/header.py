@@ -31,7 +31,7 @@ FIGURE_ROWS, FIGURE_REACH, FIGURE_GAP_HEIGHTS, WORD_REACH = 8, 12, 0.5, 25
 TINY_HEIGHTS = 0.6  # lines this much smaller than the header's are no part of it
 # A labelled header field in a header row makes it a row of document facts, not a table header.
 FACT_FIELDS = ("invoice_number", "issue_date", "due_date", "amount_due", "purchase_order")
-FACT_LABEL_WEIGHT = 0.8
+FACT_LABEL_WEIGHT, FACT_SHARE = 0.8, 0.75
 WORD_GAP = re.compile(r"\s+")
 LABELLED_VALUE = re.compile(r":\s*\S")
 FIGURE_TOKEN = re.compile(r"[-+(]?\d[\d.,'’]*%?")
@@ -42,6 +42,7 @@ class Column:
     kind: str | None
     x0: float  # the header cell's extent
     x1: float
+    text: str  # the header's words, its lines top down, folded
     gross: bool = False  # its figures include VAT ("Gesamt brutto", "Preis inkl. MwSt.")
     left: float = 0.0  # what the column takes in: halfway to its neighbours
     right: float = 0.0
@@ -112,8 +113,9 @@ def header_columns(
         kind = stacked_kind(parts)
         if g in own and kind is None and not lo <= g[0].x0 <= hi:
             continue  # unnamed text beside the header (a sidebar's lines) heads no column
-        gross = kind == "gross_amount" or bool(V.tax_included.search(" ".join(parts)))
-        columns.append(Column(kind, min(c.x0 for c in g), max(c.x1 for c in g), gross))
+        text = " ".join(parts)
+        gross = kind == "gross_amount" or bool(V.tax_included.search(text))
+        columns.append(Column(kind, min(c.x0 for c in g), max(c.x1 for c in g), text, gross))
         used.update(c.line for c in g)
     for a, b in zip(columns, columns[1:]):
         a.right = b.left = (a.x1 + b.x0) / 2
@@ -122,11 +124,12 @@ def header_columns(
     return columns, used
 
 
-def is_fact_row(cells: list[Cell]) -> bool:
-    """A row of labelled document facts ("Invoice no. | Date | Amount due") heads no items."""
-    for c in cells:
-        for h in match_labels(c.folded, FACT_FIELDS):
-            if h.weight >= FACT_LABEL_WEIGHT:
+def is_fact_row(columns: list[Column]) -> bool:
+    """A row of labelled document facts ("Invoice no. | Date | Amount due") heads no items: a
+    header cell that is (mostly) the label of one ("Pos." broken into "Po" / "s." is not)."""
+    for col in columns:
+        for h in match_labels(col.text, FACT_FIELDS):
+            if h.weight >= FACT_LABEL_WEIGHT and h.end - h.start >= FACT_SHARE * len(col.text):
                 return True
     return False
 
@@ -193,12 +196,16 @@ def header_cells(pg: Layout, row: list[int]) -> list[Cell] | None:
     named cells ("CVR 44151227" in a sidebar on the header's row) is no part of the header."""
     dt = pg.dt
     cells = pg.row_cells(row)
-    named = [c for c in cells if column_kind(c.folded)] or cells
+    if any(has_amount(dt, c.line) and FIGURES_ONLY.fullmatch(c.text) for c in cells):
+        return None  # a row of figures: most rows of a page, told apart cheaply
+    named = [c for c in cells if column_kind(c.folded)]
+    if not named:
+        return None  # (a header stacked over several rows has names in the row it is read at)
     lo, hi = min(c.x0 for c in named), max(c.x1 for c in named)
     out = []
     for c in cells:
         if has_amount(dt, c.line):
-            if lo <= c.x0 <= hi or FIGURES_ONLY.fullmatch(c.text):
+            if lo <= c.x0 <= hi:
                 return None
             continue
         if not lo <= c.x0 <= hi and LABELLED_VALUE.search(c.text):
@@ -212,11 +219,12 @@ def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | 
     cells = header_cells(pg, rows[k])
     if cells is None:
         return None
-    figures = figure_boxes(pg, rows[k + 1 : k + 1 + FIGURE_ROWS])
-    main = [part for c in cells for part in split_by_figures(pg, c, figures)]
+    if any(WORD_GAP.search(c.text) for c in cells):  # a cell that might head two columns
+        figures = figure_boxes(pg, rows[k + 1 : k + 1 + FIGURE_ROWS])
+        main = [part for c in cells for part in split_by_figures(pg, c, figures)]
+    else:
+        main = cells
     if len(main) < HEADER_MIN_CELLS or any(len(c.folded) > HEADER_CELL_CHARS for c in main):
-        return None
-    if is_fact_row(main):
         return None
     columns, used = header_columns(pg, main, pg.row_cells(stacked_lines(pg, rows, k)))
     kinds = {c.kind for c in columns}
@@ -226,6 +234,8 @@ def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | 
     unnamed = sum(1 for c in columns if c.kind is None)
     if not named and unnamed < UNNAMED_TEXT_COLUMNS:
         return None  # a totals table: "Net | VAT | Gross", "Stawka | Netto | VAT | Brutto"
+    if is_fact_row(columns):
+        return None
     sidebar = {c.line for c in pg.row_cells(rows[k])} - {c.line for c in cells}
     lines = frozenset(i for i in rows[k] if i not in sidebar) | frozenset(used)
     bottom = min(dt.lines[i].y0 for i in lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 
 from ...document import AMOUNT_FIELDS
 from ...vocabulary import VOCABULARY as V
@@ -112,6 +113,7 @@ def count_whole_numbers(rows: list[Row], total: int) -> None:
         r.whole = whole
 
 
+@lru_cache(maxsize=4096)
 def strong_total_label(folded: str) -> bool:
     return any(
         h.weight >= STRONG_TOTAL_WEIGHT and h.start <= STRONG_TOTAL_START
