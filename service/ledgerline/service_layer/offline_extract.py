@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import blake3
 
+from ..adapters.extractor import conform
 from ..extraction.errors import ExtractionError
 from ..formats import ACCEPTED, Format, accepted_names, detect_file
 
@@ -99,8 +100,11 @@ def answer(extractor, planned: Planned) -> dict:
     """The output line of one file: its document, or the error that stopped it."""
     if planned.error is not None:
         return {"file": planned.path, "error": planned.error}
+    digest = content_hash(planned.path)
     try:
-        document = extractor.extract(planned.path, content_hash(planned.path))
+        # the document exactly as the service would store it
+        document = conform(extractor.extract(planned.path, digest), content_hash=digest,
+                           versions=extractor.versions)
     except ExtractionError as exc:
         return {"file": planned.path, "error": {"code": exc.code, "message": exc.message}}
     except OSError as exc:
