@@ -198,9 +198,8 @@ def header_cells(pg: Layout, row: list[int]) -> list[Cell] | None:
     cells = pg.row_cells(row)
     if any(has_amount(dt, c.line) and FIGURES_ONLY.fullmatch(c.text) for c in cells):
         return None  # a row of figures: most rows of a page, told apart cheaply
-    named = [c for c in cells if column_kind(c.folded)]
-    if not named:
-        return None  # (a header stacked over several rows has names in the row it is read at)
+    # a row naming no column may still head a table whose names are stacked over and under it
+    named = [c for c in cells if column_kind(c.folded)] or cells
     lo, hi = min(c.x0 for c in named), max(c.x1 for c in named)
     out = []
     for c in cells:
