@@ -253,6 +253,27 @@ def test_totals_are_no_items():
     assert nets(items(labelled)) == ["1.00", "2.00"]
 
 
+@pytest.mark.parametrize("code", ["", "95"])
+def test_allowances_and_charges_on_the_whole_invoice_are_no_items(code):
+    """EN 16931 renderings print the document's allowances and charges under the items, each
+    with an amount and a rate in the item columns, a code in the first column or none."""
+    head = row(700, (40, "Ligne"), (90, "Désignation"), (300, "Qté"), (380, "Total HT"),
+               (450, "TVA"))
+    lines = [
+        *head,
+        *row(685, (40, "1"), (90, "Prestation support"), right(320, "1,00"), right(420, "60,00"),
+             (450, "20,00%")),
+        *row(670, (40, "2"), (90, "Fournitures papier"), right(320, "3,00"), right(420, "28,00"),
+             (450, "10,00%")),
+        *row(650, *([(40, code)] if code else []), (90, "REMISE : REMISE COMMERCIALE"),
+             right(420, "-5,00"), (450, "20,00%")),
+        *row(635, *([(40, code)] if code else []), (90, "CHARGE : FRAIS DEPLACEMENT"),
+             right(420, "10,00"), (450, "20,00%")),
+        *row(620, (90, "Abschlag: Skonto"), right(420, "-1,00"), (450, "20,00%")),
+    ]
+    assert nets(items(lines)) == ["60.00", "28.00"]
+
+
 def test_a_subtotal_between_two_groups_of_items_does_not_end_the_table():
     head = row(700, (50, "Description"), (260, "Qty"), (320, "Unit price"), (460, "Amount"))
     group = [

@@ -130,7 +130,7 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = (
     r"zu-?\s*und\s+abschlage", "abschlage", "zuschlage", "rabatte", "nachlasse",
-    "zahlungsbedingungen", "bemerkungen",
+    "zahlungsbedingungen", "bemerkungen", r"(?:ab|zu)schlag\s*:",
 )
 CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
 GROSS_WORDS = ("brutto",)

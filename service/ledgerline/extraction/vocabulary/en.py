@@ -125,7 +125,7 @@ BUYER_LABELS = (
 # A row that starts with one of these closes the line-item table.
 TOTALS_ROWS = (r"sub[\s-]?total", "total", r"tax\s+summary", r"vat\s+summary", r"net\s+total")
 # A section heading after the items.
-ITEM_SECTIONS = (r"allowances?", "charges", r"payment\s+terms", r"notes?\b")
+ITEM_SECTIONS = (r"allowances?", "charges", r"charge\s*:", r"payment\s+terms", r"notes?\b")
 # A row starting with these repeats the running sum of the items at a page break.
 CARRIED_FORWARD = (
     r"carried\s+forward", r"brought\s+forward", r"carry\s+forward", "c/f", "b/f",

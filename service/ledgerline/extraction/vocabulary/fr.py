@@ -106,7 +106,9 @@ BUYER_LABELS = (
     "client", "destinataire", r"facture\s+a", r"facturer\s+a", r"adresse\s+de\s+facturation",
 )
 TOTALS_ROWS = (r"montant\s+h\.?t", r"total\s+ht", r"montant\s+(?:ht|ttc)", r"sous[\s-]total")
-ITEM_SECTIONS = ("remises", "majorations")
+# "Remise : remise commerciale", "Charge : frais de déplacement": an allowance or charge on
+# the whole invoice, printed under the items.
+ITEM_SECTIONS = ("remises", "majorations", r"(?:remise|majoration|charge)\s*:")
 CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
 GROSS_WORDS = ("ttc",)
 COLUMN_HEADERS = {

@@ -128,6 +128,9 @@ def closes_table(header: Header, row: Row) -> bool:
     f = row.first.folded
     if V.totals_row.match(f) or V.item_section.match(f) or strong_total_label(f):
         return True
+    # a section may open after a code in the table's first column ("95  Remise : ...")
+    if row.worded and V.item_section.match(row.worded[0][1].folded):
+        return True
     desc = header.index("description")
     if any(col != desc and strong_total_label(c.folded) for col, c in row.worded):
         return True  # "Kwota należności ogółem: 33 569,50" printed under the price columns
