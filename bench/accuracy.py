@@ -42,6 +42,7 @@ from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES
 # The fields the corpus truth carries: every field but purchase order and IBAN.
 FIELDS = tuple(f for f in FIELD_NAMES if f not in ("purchase_order", "iban"))
 AMOUNTS = set(AMOUNT_FIELDS)
+CENT = Decimal("0.01")  # amounts of the truth agree to the cent
 TEXT_GOALS = {
     "invoice_number": 0.90,
     "issue_date": 0.90,
@@ -75,12 +76,34 @@ def truth_items(truth: dict) -> list:
             if li.get("net_amount") is not None:
                 out.append(norm("amount", li["net_amount"]))
         return out
-    for li in truth.get("line_items_raw") or []:
+    raw = truth.get("line_items_raw") or []
+    inclusive = subtotals_include_vat(truth, raw)
+    for li in raw:
         if "price_subtotal" in li:
-            out.append(norm("amount", li["price_subtotal"]))
+            rate = li.get("line_tax_percent")
+            if inclusive and rate is not None:
+                out.append(norm("amount", without_vat(li["price_subtotal"], rate)))
+            else:
+                out.append(norm("amount", li["price_subtotal"]))
         elif "price_unit" in li and "qty" not in li:
             out.append(norm("amount", li["price_unit"]))
     return out
+
+
+def subtotals_include_vat(truth: dict, raw: list) -> bool:
+    """invoice2data's `price_subtotal` is the line total as printed, with VAT where the invoice
+    prints its lines so: the truth says which when its priced lines add up to its own gross
+    total and not to its net total. The common schema scores net amounts."""
+    priced = [li for li in raw if "price_subtotal" in li and "price_unit" in li]
+    net, gross = truth.get("net_total"), truth.get("gross_total")
+    if not priced or net is None or gross is None:
+        return False
+    added = sum(Decimal(str(li["price_subtotal"])) for li in priced)
+    return abs(added - Decimal(str(gross))) <= CENT < abs(added - Decimal(str(net)))
+
+
+def without_vat(amount, rate) -> Decimal:
+    return (Decimal(str(amount)) * 100 / (100 + Decimal(str(rate)))).quantize(CENT)
 
 
 class Score:
