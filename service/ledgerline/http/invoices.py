@@ -24,8 +24,6 @@ from .auth import current_caller
 
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
-# `Prefer: wait` polls the status after this share of the time waited, within these bounds.
-WAIT_POLL_FIRST, WAIT_POLL_SHARE, WAIT_POLL_MAX = 0.005, 0.1, 0.1
 INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
 # No control characters (PostgreSQL cannot even compare text holding NUL), not only spaces;
 # the same rule as the seller parameter's pattern in schemas/openapi.yaml.
@@ -113,26 +111,25 @@ def _body_stream(services):
 
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
     """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
-    read. Otherwise poll only the status, each time after a tenth of the time waited so far
-    (5 ms at first, at most 100 ms): the answer follows the result closely (a coarse backoff
-    alone used to add 100+ ms to every miss), and a long wait costs few queries. A worker in
-    this process (the embedded default) wakes the wait as soon as it ends a job. Then read the
-    whole invoice once."""
+    read. Otherwise wait for the job doing its work to end (adapters/job_endings.py: a worker
+    in this process, NOTIFY on PostgreSQL, the doorbell on SQLite), reading the status only
+    when told to look, never on a timer; then read the whole invoice once."""
     with transaction(services.engine, write=False) as conn:
         invoice = reads.get_invoice(conn, caller, account, invoice_id)
     if JobStatus(invoice["status"]).finished or seconds <= 0:
         return invoice
-    started = time.monotonic()
-    deadline = started + seconds
-    while True:
-        now = time.monotonic()
-        if now >= deadline:
-            break
-        delay = min(max(WAIT_POLL_FIRST, (now - started) * WAIT_POLL_SHARE), WAIT_POLL_MAX)
-        with services.job_finished:
-            services.job_finished.wait(min(delay, deadline - now))
-        with transaction(services.engine, write=False) as conn:
-            if JobStatus(reads.invoice_status(conn, caller, account, invoice_id)).finished:
+    deadline = time.monotonic() + seconds
+    with transaction(services.engine, write=False) as conn:
+        work_job_id = reads.invoice_progress(conn, caller, account, invoice_id).work_job_id
+    with services.job_endings.watch(work_job_id) as ended:
+        while True:
+            ended.clear()  # before the look: an end announced after it wakes the next wait
+            with transaction(services.engine, write=False) as conn:
+                progress = reads.invoice_progress(conn, caller, account, invoice_id)
+            if JobStatus(progress.status).finished:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not ended.wait(remaining):
                 break
     with transaction(services.engine, write=False) as conn:
         return reads.get_invoice(conn, caller, account, invoice_id)

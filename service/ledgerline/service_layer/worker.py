@@ -159,7 +159,7 @@ class Worker:
         if isinstance(job, job_table.Exhausted):
             log.warning("job %s: failed after its last attempt (%s)", job.job_id,
                         job_table.ATTEMPTS_EXHAUSTED)
-            self._notify()
+            self.services.job_endings.announce(job.job_id)
             return True
         keeper = LeaseKeeper(self.services, job, on_lost=self._stop_extraction)
         keeper.start()
@@ -176,7 +176,7 @@ class Worker:
             keeper.stop()
             if keeper.lost.is_set():
                 self._resume_extraction()
-            self._notify()
+            self.services.job_endings.announce(job.claim.job_id)
         return True
 
     def _claim(self):
@@ -192,10 +192,6 @@ class Worker:
         except OperationalError:
             self._claim_unsure = True
             raise
-
-    def _notify(self) -> None:
-        with self.services.job_finished:
-            self.services.job_finished.notify_all()
 
     def _stop_extraction(self) -> None:
         cancel = getattr(self.extractor, "cancel", None)
