@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
 
 from ..adapters.db import invoices as reads
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, one_connection, transaction
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
@@ -59,9 +59,10 @@ def create_invoice(account: str):
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     fresh = headers.wants_fresh(request.headers.get("Cache-Control"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
-                    fresh=fresh)
-    return _accepted(services, caller, account, result, asked)
+    body = _body_stream(services)
+    with one_connection(services.engine):  # connected only once the body is in
+        result = upload(services, caller, account, body, idempotency_key=key, fresh=fresh)
+        return _accepted(services, caller, account, result, asked)
 
 
 @bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
@@ -71,8 +72,9 @@ def retry_invoice(account: str, invoice_id: str):
     authorise_upload(caller, _account(account))
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
-    return _accepted(services, caller, account, result, asked)
+    with one_connection(services.engine):
+        result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+        return _accepted(services, caller, account, result, asked)
 
 
 def _accepted(services, caller, account: str, result, asked: int):
@@ -128,6 +130,7 @@ def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
                 progress = reads.invoice_progress(conn, caller, account, invoice_id)
             if JobStatus(progress.status).finished:
                 break
+            let_go(services.engine)  # a wait holds no pooled connection
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not ended.wait(remaining):
                 break
