@@ -169,8 +169,12 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
     if held is not None and held.engine is engine and not (
             held.conn is not None and held.conn.in_transaction()):
         conn = _for(held.connection(), write)
-        with conn.begin():
-            yield conn
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            held.let_go()  # whatever went wrong, the next transaction starts on a fresh checkout
+            raise
         return
     with engine.connect() as conn:
         with _for(conn, write).begin():
