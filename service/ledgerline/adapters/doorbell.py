@@ -82,6 +82,8 @@ class Doorbell:
             receiver.sendto(b"", str(self._address))
         with contextlib.suppress(OSError):
             self._address.unlink()
+        with contextlib.suppress(OSError):
+            self.directory.rmdir()  # the last listener leaves no directory behind
 
     @staticmethod
     def _receive(sock: socket.socket, on_ring: Callable[[str], None]) -> None:
