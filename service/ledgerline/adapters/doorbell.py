@@ -22,6 +22,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 MAX_PAYLOAD = 256
+BIND_ATTEMPTS = 3
 SEND_TIMEOUT_SECONDS = 0.5  # a listener too busy to take a datagram is not worth more
 
 
@@ -42,10 +43,16 @@ class Doorbell:
 
     def listen(self, on_ring: Callable[[str], None]) -> None:
         """Bind this process's socket and hand every job id rung to `on_ring`, in a thread."""
-        self.directory.mkdir(mode=0o700, exist_ok=True)
         self._address = self.directory / f"{os.getpid()}-{secrets.token_hex(4)}"
         self._receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self._receiver.bind(str(self._address))
+        for attempt in range(BIND_ATTEMPTS):
+            self.directory.mkdir(mode=0o700, exist_ok=True)
+            try:
+                self._receiver.bind(str(self._address))
+                break
+            except FileNotFoundError:  # the last other listener just removed the directory
+                if attempt == BIND_ATTEMPTS - 1:
+                    raise
         threading.Thread(target=self._receive, args=(self._receiver, on_ring), daemon=True,
                          name="doorbell").start()
 
