@@ -94,5 +94,9 @@ class JobEndings:
                                          on_listening=self.wake_all, stop=self._stop)
                 self._channel.start()
             elif self._doorbell is not None:
-                self._doorbell.listen(self.ended)
+                try:
+                    self._doorbell.listen(self.ended)
+                except OSError as exc:  # waits still end: in-process news, or their timeout
+                    log.warning("doorbell: cannot listen (%s); only this process's worker "
+                                "can end a wait early", exc)
                 self._channel = self._doorbell
