@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 MAX_AGE_SECONDS = 1.0
 # Past this many entries the expired ones are dropped (only keys used in the last second

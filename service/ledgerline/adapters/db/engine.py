@@ -176,9 +176,8 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
             held.let_go()  # whatever went wrong, the next transaction starts on a fresh checkout
             raise
         return
-    with engine.connect() as conn:
-        with _for(conn, write).begin():
-            yield conn
+    with engine.connect() as conn, _for(conn, write).begin():
+        yield conn
 
 
 def _for(conn: Connection, write: bool) -> Connection:
