@@ -9,9 +9,11 @@ from sqlalchemy import Engine
 
 from .adapters.db.engine import make_engine
 from .adapters.extractor import Extractor, PdfExtractor
+from .adapters.job_endings import JobEndings
 from .adapters.sandbox import SandboxedExtractor, SandboxLimits
 from .adapters.storage import ObjectStore, open_store
 from .config import Settings
+from .domain.key_cache import KeyCache
 
 
 def utcnow() -> datetime:
@@ -28,9 +30,13 @@ class Services:
     extractor: Extractor
     # Set when this process accepts new work, so an embedded worker need not wait a poll.
     work_available: threading.Event = field(default_factory=threading.Event)
-    # Notified when this process's worker ends a job, so that a `Prefer: wait` request held in
-    # the same process answers at once rather than at its next poll of the database.
-    job_finished: threading.Condition = field(default_factory=threading.Condition)
+    # What `Prefer: wait` requests wait on: told when a job ends, in this process or another.
+    job_endings: JobEndings = field(init=False)
+    # API-key lookups, reused for at most a second; revoking a key calls forget() here.
+    key_cache: KeyCache = field(default_factory=KeyCache)
+
+    def __post_init__(self):
+        self.job_endings = JobEndings(self.engine)
 
 
 def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,

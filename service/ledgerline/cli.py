@@ -188,7 +188,7 @@ def worker(concurrency: int, grace: float | None) -> None:
     """Run a standalone extraction worker until SIGTERM or SIGINT."""
     import logging
 
-    from .adapters.db.notify import NewJobListener
+    from .adapters.db.notify import Listener
     from .bootstrap import bootstrap, configured_extractor
     from .service_layer.worker import Shutdown, Worker
 
@@ -202,7 +202,7 @@ def worker(concurrency: int, grace: float | None) -> None:
     shutdown = Shutdown(extractors, settings.lease_seconds if grace is None else grace)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, shutdown.request)
-    NewJobListener.start_for(services.engine, services.work_available, shutdown.stop)
+    Listener.wake_workers(services.engine, services.work_available, shutdown.stop)
     threads = [threading.Thread(target=Worker(services, extractor=extractor).run,
                                 args=(shutdown.stop,), name=f"worker-{i}")
                for i, extractor in enumerate(extractors)]

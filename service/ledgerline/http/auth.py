@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
-from ..adapters.db.accounts import caller_for_key
+from ..adapters.db.accounts import caller_for_key, hash_key
 from ..adapters.db.engine import transaction
 from ..domain.errors import Unauthenticated
 from ..domain.identity import Caller
@@ -42,13 +42,21 @@ def current_caller() -> Caller:
 
 
 def caller_for_secret(secret: str) -> Caller | None:
-    """The caller a key belongs to, or None (a failure, counted against the address)."""
+    """The caller a key belongs to, or None (a failure, counted against the address).
+
+    A found key is reused for at most a second (domain/key_cache.py)."""
     limits.refuse_if_failing_too_often()
     caller = None
     if len(secret) <= MAX_SECRET:
         services = current_app.extensions["ledgerline"]
-        with transaction(services.engine, write=False) as conn:
-            caller = caller_for_key(conn, secret)
+        digest = hash_key(secret)
+        caller = services.key_cache.get(digest)
+        if caller is None:
+            asked_at = services.key_cache.clock()
+            with transaction(services.engine, write=False) as conn:
+                caller = caller_for_key(conn, secret, digest)
+            if caller is not None:
+                services.key_cache.put(digest, caller, asked_at)
     if caller is None:
         limits.count_auth_failure()
     return caller

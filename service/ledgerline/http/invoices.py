@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
 
 from ..adapters.db import invoices as reads
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, one_connection, transaction
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
@@ -24,8 +24,6 @@ from .auth import current_caller
 
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
-# `Prefer: wait` polls the status after this share of the time waited, within these bounds.
-WAIT_POLL_FIRST, WAIT_POLL_SHARE, WAIT_POLL_MAX = 0.005, 0.1, 0.1
 INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
 # No control characters (PostgreSQL cannot even compare text holding NUL), not only spaces;
 # the same rule as the seller parameter's pattern in schemas/openapi.yaml.
@@ -61,9 +59,10 @@ def create_invoice(account: str):
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     fresh = headers.wants_fresh(request.headers.get("Cache-Control"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
-                    fresh=fresh)
-    return _accepted(services, caller, account, result, asked)
+    body = _body_stream(services)
+    with one_connection(services.engine):  # connected only once the body is in
+        result = upload(services, caller, account, body, idempotency_key=key, fresh=fresh)
+        return _accepted(services, caller, account, result, asked)
 
 
 @bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
@@ -73,8 +72,9 @@ def retry_invoice(account: str, invoice_id: str):
     authorise_upload(caller, _account(account))
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
-    return _accepted(services, caller, account, result, asked)
+    with one_connection(services.engine):
+        result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+        return _accepted(services, caller, account, result, asked)
 
 
 def _accepted(services, caller, account: str, result, asked: int):
@@ -113,26 +113,26 @@ def _body_stream(services):
 
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
     """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
-    read. Otherwise poll only the status, each time after a tenth of the time waited so far
-    (5 ms at first, at most 100 ms): the answer follows the result closely (a coarse backoff
-    alone used to add 100+ ms to every miss), and a long wait costs few queries. A worker in
-    this process (the embedded default) wakes the wait as soon as it ends a job. Then read the
-    whole invoice once."""
+    read. Otherwise wait for the job doing its work to end (adapters/job_endings.py: a worker
+    in this process, NOTIFY on PostgreSQL, the doorbell on SQLite), reading the status only
+    when told to look, never on a timer; then read the whole invoice once."""
     with transaction(services.engine, write=False) as conn:
         invoice = reads.get_invoice(conn, caller, account, invoice_id)
     if JobStatus(invoice["status"]).finished or seconds <= 0:
         return invoice
-    started = time.monotonic()
-    deadline = started + seconds
-    while True:
-        now = time.monotonic()
-        if now >= deadline:
-            break
-        delay = min(max(WAIT_POLL_FIRST, (now - started) * WAIT_POLL_SHARE), WAIT_POLL_MAX)
-        with services.job_finished:
-            services.job_finished.wait(min(delay, deadline - now))
-        with transaction(services.engine, write=False) as conn:
-            if JobStatus(reads.invoice_status(conn, caller, account, invoice_id)).finished:
+    deadline = time.monotonic() + seconds
+    with transaction(services.engine, write=False) as conn:
+        work_job_id = reads.invoice_progress(conn, caller, account, invoice_id).work_job_id
+    with services.job_endings.watch(work_job_id) as ended:
+        while True:
+            ended.clear()  # before the look: an end announced after it wakes the next wait
+            with transaction(services.engine, write=False) as conn:
+                progress = reads.invoice_progress(conn, caller, account, invoice_id)
+            if JobStatus(progress.status).finished:
+                break
+            let_go(services.engine)  # a wait holds no pooled connection
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not ended.wait(remaining):
                 break
     with transaction(services.engine, write=False) as conn:
         return reads.get_invoice(conn, caller, account, invoice_id)

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, transaction
 from ..adapters.db.notify import announce_new_job
 from ..adapters.storage import StorageUnavailable, original_key
 from ..domain.cache import CacheKey, RetryRequest, UploadRequest
@@ -106,6 +106,7 @@ def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int]
     with transaction(services.engine, write=False) as conn:
         if job_table.blob_key(conn, account, spooled.content_hash):
             return None
+    let_go(services.engine)  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:
         services.store.put_file(key, spooled.path, spooled.sha256())

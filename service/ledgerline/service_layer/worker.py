@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, one_connection, transaction
 from ..adapters.extractor import conform
 from ..adapters.sandbox import Cancelled, Refused
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
@@ -137,7 +137,10 @@ class Worker:
         wake = self.services.work_available
         while not stop.is_set():
             try:
-                worked = self.run_once()
+                # A job's writes share one connection (one checkout and ping, not one each);
+                # it is given back while the model runs.
+                with one_connection(self.services.engine):
+                    worked = self.run_once()
             except OperationalError as exc:  # the database is away: wait, then reconnect
                 log.warning("worker %s: database unavailable (%s); retrying",
                             self.name, type(exc.orig).__name__)
@@ -173,7 +176,7 @@ class Worker:
         if isinstance(job, job_table.Exhausted):
             log.warning("job %s: failed after its last attempt (%s)", job.job_id,
                         job_table.ATTEMPTS_EXHAUSTED)
-            self._notify()
+            self.services.job_endings.announce(job.job_id)
             return True
         keeper = LeaseKeeper(self.services, job, on_lost=self._stop_extraction)
         keeper.start()
@@ -190,7 +193,7 @@ class Worker:
             keeper.stop()
             if keeper.lost.is_set():
                 self._resume_extraction()
-            self._notify()
+            self.services.job_endings.announce(job.claim.job_id)
         return True
 
     def _claim(self):
@@ -206,10 +209,6 @@ class Worker:
         except OperationalError:
             self._claim_unsure = True
             raise
-
-    def _notify(self) -> None:
-        with self.services.job_finished:
-            self.services.job_finished.notify_all()
 
     def _stop_extraction(self) -> None:
         cancel = getattr(self.extractor, "cancel", None)
@@ -262,6 +261,7 @@ class Attempt:
                                        cost=settings.price_per_call)
             self.worker.write(lambda conn: job_table.start_call(conn, self.call))
             metrics.model_call_started(settings.price_per_call)
+            let_go(self.services.engine)
             document = self._extract(path)
         if document is not None:
             self._publish(document)
@@ -318,11 +318,19 @@ class Attempt:
         log.info("job %s handed back on shutdown", self.job.claim.job_id)
 
     def _publish(self, document: dict) -> None:
+        """Publish and end the call in one transaction (the outcome follows the publish)."""
         result_id = job_table.new_id("res")
         record = self.services.settings.cache_mode.records_results
+
+        def publish_and_end_call(conn) -> bool:
+            published = job_table.publish(conn, self.job, document, result_id=result_id,
+                                          record_in_cache=record)
+            job_table.finish_call(conn, self.call.call_id, CallOutcome.PUBLISHED if published
+                                  else CallOutcome.DISCARDED)
+            return published
+
         try:
-            published = self.worker.write(lambda conn: job_table.publish(
-                conn, self.job, document, result_id=result_id, record_in_cache=record))
+            published = self.worker.write(publish_and_end_call)
         except OperationalError:
             raise
         except Exception as exc:  # the database refused the result itself
@@ -330,7 +338,7 @@ class Attempt:
             self.end_call(CallOutcome.FAILED)
             self.finish_failed("result_unstorable", f"{type(exc).__name__} storing the result")
             return
-        self.end_call(CallOutcome.PUBLISHED if published else CallOutcome.DISCARDED)
+        self._count_end(CallOutcome.PUBLISHED if published else CallOutcome.DISCARDED)
         if not published:
             metrics.PUBLISHES_REJECTED.inc()
             log.warning("job %s: lease lost; result discarded (token %s)",
@@ -339,9 +347,12 @@ class Attempt:
     def end_call(self, outcome: CallOutcome) -> None:
         if self.call is None or self._call_ended:
             return
+        self._count_end(outcome)
+        self.worker.write(lambda conn: job_table.finish_call(conn, self.call.call_id, outcome))
+
+    def _count_end(self, outcome: CallOutcome) -> None:
         self._call_ended = True
         metrics.MODEL_CALLS.labels(outcome.value).inc()
-        self.worker.write(lambda conn: job_table.finish_call(conn, self.call.call_id, outcome))
 
     def finish_failed(self, code: str, message: str, *, transient: bool = False) -> None:
         attempts = self.job.attempts

@@ -53,8 +53,9 @@ def create_key(conn: Connection, role: Role, account: str | None, name: str | No
     return key_id, secret
 
 
-def caller_for_key(conn: Connection, secret: str) -> Caller | None:
-    digest = hash_key(secret)
+def caller_for_key(conn: Connection, secret: str, digest: str | None = None) -> Caller | None:
+    """`digest`: hash_key(secret), when the caller computed it already."""
+    digest = digest or hash_key(secret)
     row = conn.execute(select(api_keys).where(api_keys.c.key_hash == digest)).first()
     # The lookup is by hash, so timing reveals nothing about the secret; compare anyway.
     if row is None or not hmac.compare_digest(row.key_hash, digest):

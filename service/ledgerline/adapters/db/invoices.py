@@ -87,16 +87,26 @@ def _summary(row) -> Summary:
                    gross_total=row.gross_total, issue_date=row.issue_date)
 
 
-def invoice_status(conn: Connection, caller: Caller, account: str, invoice_id: str) -> str | None:
-    """Only the status (the leader's, for a joined upload): what a waiting request polls."""
+@dataclass(frozen=True)
+class Progress:
+    status: str
+    work_job_id: str  # the job doing the invoice's work: its leader, when it follows one
+
+
+def invoice_progress(conn: Connection, caller: Caller, account: str,
+                     invoice_id: str) -> Progress | None:
+    """The status (the leader's, for a joined upload) and the job whose end a waiting request
+    listens for."""
     if not caller.can_enter(account):
         return None
-    return conn.execute(
-        select(_status)
+    row = conn.execute(
+        select(_status.label("status"),
+               func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
         .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
                      .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
         .where(_visible(caller, account), invoices.c.id == invoice_id)
-    ).scalar()
+    ).first()
+    return Progress(row.status, row.work_job_id) if row else None
 
 
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter) -> list[dict]:

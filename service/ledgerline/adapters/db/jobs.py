@@ -18,6 +18,7 @@ from sqlalchemy import Connection, and_, case, func, literal, or_, select, updat
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
 from .clock import db_now, db_now_plus
 from .engine import insert_for
+from .notify import announce_job_ended
 from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
 
 PENDING, RUNNING = JobStatus.PENDING.value, JobStatus.RUNNING.value
@@ -254,6 +255,7 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
     if row.fencing_token > 1:
         mark_abandoned_calls(conn, row.id, row.fencing_token)
     if row.status == FAILED:
+        announce_job_ended(conn, row.id)
         return Exhausted(row.id)
     return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
                       account=row.account, cache_key=row.cache_key,
@@ -326,6 +328,7 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
         return False
     if record_in_cache:
         _make_current(conn, job, result_id)
+    announce_job_ended(conn, job.claim.job_id)
     return True
 
 
@@ -352,6 +355,8 @@ def fail(conn: Connection, claim: Claim, code: str, message: str) -> bool:
                 inflight_key=None, lease_owner=None, lease_expires_at=None,
                 finished_at=db_now(), updated_at=db_now())
     ).rowcount
+    if done:
+        announce_job_ended(conn, claim.job_id)
     return bool(done) or _ended_under(conn, claim, FAILED)
 
 
