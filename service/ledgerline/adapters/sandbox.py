@@ -203,6 +203,11 @@ def _recipe(inner):
     return (None, inner)
 
 
+def _accepts_images(recipe) -> bool:
+    factory, arg = recipe
+    return factory is None and getattr(arg, "accepts_images", False)
+
+
 def _build(recipe):
     factory, arg = recipe
     return arg if factory is None else factory(**arg)
@@ -258,7 +263,9 @@ def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimit
     try:
         _limit_self(limits)
         try:
-            if detect_file(path) is not Format.XML:  # XML has its own hardened reader
+            fmt = detect_file(path)
+            # XML has its own hardened reader; an inner that reads images checks its own
+            if fmt is not Format.XML and not (fmt.is_image and _accepts_images(recipe)):
                 check_pdf(path, PreflightLimits(
                     max_pages=limits.max_pages,
                     max_decompressed_bytes=limits.max_decompressed_mb * MB))
