@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
+# The ledger's operation for a candidate provider's calls (shadow spend, never served).
+SHADOW_OPERATION = "shadow_extract_invoice"
 MILLION = Decimal(1_000_000)
 MICRO_USD = Decimal("0.000001")
 

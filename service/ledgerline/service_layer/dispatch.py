@@ -17,12 +17,11 @@ from ..adapters.providers.base import FLAT, CallContext, Progress, Throttled
 from ..adapters.sandbox import Cancelled
 from ..domain.cache import CacheKey
 from ..domain.jobs import CallOutcome
-from ..domain.providers import Provider, compare_fields, in_shadow_sample
+from ..domain.providers import SHADOW_OPERATION, Provider, compare_fields, in_shadow_sample
 from ..extraction.document import FIELD_NAMES
 from ..extraction.errors import ExtractionError
 
 log = logging.getLogger(__name__)
-SHADOW_OPERATION = "shadow_extract_invoice"
 
 
 def opening(extractor, settings) -> dict:

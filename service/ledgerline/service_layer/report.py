@@ -143,9 +143,8 @@ def _provider(row) -> dict:
 def agreement_report(engine, span: Days) -> list[dict]:
     """Per day, per candidate provider: how often each field agreed with the serving provider
     in the shadow comparison, and what the candidate cost (shadow spend)."""
-    from ..domain.providers import Agreement, FieldAgreement
+    from ..domain.providers import SHADOW_OPERATION, Agreement, FieldAgreement
     from ..extraction.document import FIELD_NAMES
-    from .dispatch import SHADOW_OPERATION
 
     documents = []
     with transaction(engine, write=False) as conn, unhurried(conn, REPORT_STATEMENT_SECONDS):
