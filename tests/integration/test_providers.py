@@ -1,0 +1,275 @@
+"""Hosted providers through the real path (upload, worker, ledger, report) against stand-ins that
+speak each provider's wire protocol, on both backends: what is charged is what the ledger says."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import select
+
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls, shadow_fields
+from ledgerline.domain.providers import Provider, client_request_token, token_cost
+from ledgerline.http.app import create_app
+from ledgerline.samples import generate
+from ledgerline.service_layer.report import agreement_report, days, duplicate_report
+from ledgerline.service_layer.worker import Worker
+from tests.conftest import make_tenant
+from tests.standins.openai_api import OpenAIStandIn
+from tests.standins.server import Fault
+from tests.standins.textract import TextractStandIn
+
+API_KEY = "sk-test-standin"
+ONE_PAGE = dict(seed=7, lang="en", template="letterhead")
+THREE_PAGES = dict(seed=7, lang="en", template="multi_page")
+
+
+@pytest.fixture
+def textract(backend, monkeypatch):
+    """boto3's standard configuration pointed at the stand-in (the production backend's S3
+    credentials serve for both; the stand-in reads S3 with them, as Textract would)."""
+    standin = TextractStandIn(processing_seconds=0.2)
+    with standin.running():
+        monkeypatch.setenv("AWS_ENDPOINT_URL_TEXTRACT", standin.url)
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        if backend.name == "embedded":
+            monkeypatch.setenv("AWS_ACCESS_KEY_ID", "ledgerline")
+            monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "ledgerline")
+        yield standin
+
+
+@pytest.fixture
+def chat():
+    standin = OpenAIStandIn(api_key=API_KEY)
+    with standin.running():
+        yield standin
+
+
+def settings_for(kind: str, backend, standin, **more):
+    if kind == "openai":
+        return backend.settings(provider=Provider.OPENAI, openai_base_url=f"{standin.url}/v1",
+                                openai_api_key=API_KEY, openai_model="standin-1", **more)
+    return backend.settings(provider=Provider.TEXTRACT, **more)
+
+
+def upload(client, key, body, **headers):
+    return client.post("/v1/accounts/acme/invoices", data=body,
+                       headers={"Authorization": f"Bearer {key}",
+                                "Content-Type": "application/pdf", **headers})
+
+
+def ledger(services):
+    with transaction(services.engine, write=False) as conn:
+        return conn.execute(select(model_calls).order_by(model_calls.c.id)).all()
+
+
+def work(services, times: int = 1):
+    worker = Worker(services)
+    for _ in range(times):
+        assert worker.run_once()
+    return worker
+
+
+def document_of(client, key, invoice_id):
+    answer = client.get(f"/v1/accounts/acme/invoices/{invoice_id}",
+                        headers={"Authorization": f"Bearer {key}"}).json
+    assert answer["status"] == "completed", answer
+    return answer["extraction"]
+
+
+@pytest.fixture(params=["textract", "openai"])
+def provider(request):
+    kind = request.param
+    return kind, request.getfixturevalue("textract" if kind == "textract" else "chat")
+
+
+def test_upload_hit_replay_and_no_cache_through_each_provider(provider, backend, make_services):
+    kind, standin = provider
+    pdf, truth = generate(**ONE_PAGE)
+    if kind == "textract":
+        standin.learn(pdf)  # the embedded backend sends page images
+    services = make_services(settings=settings_for(kind, backend, standin))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    customer, supplier = tenant.keys["customer"], tenant.keys["supplier"]
+
+    miss = upload(client, supplier, pdf, **{"Idempotency-Key": '"inv-1"'})
+    assert miss.status_code == 202 and miss.headers["Ledgerline-Cache"] == "miss"
+    work(services)
+    document = document_of(client, supplier, miss.json["id"])
+    assert document["versions"]["model"] == services.extractor.versions.model
+    assert document["versions"]["model"].startswith(f"{kind}:")
+    assert document["fields"]["invoice_number"]["value"] == truth["invoice_number"]
+    assert document["source"] == ("ocr" if kind == "textract" else "text_layer")
+
+    hit = upload(client, customer, pdf)
+    assert hit.headers["Ledgerline-Cache"] == "hit" and hit.json["status"] == "completed"
+    replay = upload(client, supplier, pdf, **{"Idempotency-Key": '"inv-1"'})
+    assert replay.headers.get("Idempotent-Replayed") == "true"
+    assert replay.json["id"] == miss.json["id"]
+    assert len(ledger(services)) == 1  # neither the hit nor the replay called the provider
+
+    fresh = upload(client, customer, pdf, **{"Cache-Control": "no-cache"})
+    assert fresh.headers["Ledgerline-Cache"] == "bypass"
+    work(services)
+    assert document_of(client, customer, fresh.json["id"])["fields"]["gross_total"]["value"]
+
+    calls = ledger(services)
+    assert [(c.provider, c.outcome, c.cost_basis) for c in calls] == [
+        (kind, "published", "usage")] * 2
+    charges = standin.tally.as_dict()["charges"]
+    assert sum(c.provider_requests for c in calls) == len(charges)
+    if kind == "textract":
+        assert sum(c.pages for c in calls) == standin.charged_pages() == 2
+        assert [float(c.cost) for c in calls] == [0.01, 0.01]  # pages x the default price
+    else:
+        assert sum(c.input_tokens for c in calls) == sum(c["prompt_tokens"] for c in charges)
+        assert sum(c.output_tokens for c in calls) == sum(c["completion_tokens"] for c in charges)
+        prices = services.settings
+        assert [c.cost for c in calls] == [token_cost(
+            c.input_tokens, c.output_tokens, input_per_mtok=prices.openai_price_input_per_mtok,
+            output_per_mtok=prices.openai_price_output_per_mtok) for c in calls]
+    assert all(c.provider_request_id for c in calls)
+
+    report, = duplicate_report(services.engine, services.settings,
+                               days(day=calls[0].started_at.date().isoformat()))
+    spend, = report["spend"]
+    assert (spend["provider"], spend["calls"]) == (kind, 2)
+    assert spend["cost"] == pytest.approx(sum(float(c.cost) for c in calls))
+    assert report["operations"][0]["cost"] == pytest.approx(spend["cost"])
+
+
+def test_a_multi_page_pdf_in_s3_is_one_textract_job_read_through_every_result_page(
+        textract, backend, make_services):
+    if backend.name != "production":
+        pytest.skip("Textract's asynchronous API reads S3 only")
+    pdf, truth = generate(**THREE_PAGES)
+    services = make_services(settings=settings_for("textract", backend, textract))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    import ledgerline.adapters.providers.textract as textract_module
+
+    original = textract_module.MAX_RESULTS
+    textract_module.MAX_RESULTS = 1  # one page of results per GetExpenseAnalysis: paging
+    try:
+        response = upload(client, tenant.keys["customer"], pdf)
+        work(services)
+    finally:
+        textract_module.MAX_RESULTS = original
+    document = document_of(client, tenant.keys["customer"], response.json["id"])
+    assert document["document"]["pages"] == 3
+    assert document["fields"]["gross_total"]["value"] == f"{truth['gross_total']:.2f}"
+    assert document["fields"]["gross_total"]["page"] == 3
+    stats = textract.tally.as_dict()
+    assert stats["requests"]["StartExpenseAnalysis"] == 1
+    assert stats["requests"]["GetExpenseAnalysis"] >= 3  # in progress, then three result pages
+    call, = ledger(services)
+    job_id = response.json["id"] and call.job_id
+    assert call.client_token == client_request_token(job_id, Provider.TEXTRACT)
+    assert call.provider_job_id == stats["charges"][0]["job_id"]
+    assert (call.pages, float(call.cost)) == (3, 0.03)
+
+
+def test_a_recovered_textract_job_reuses_its_token_and_is_charged_once(textract, backend,
+                                                                       make_services):
+    if backend.name != "production":
+        pytest.skip("Textract's asynchronous API reads S3 only")
+    pdf, _ = generate(**THREE_PAGES)
+    services = make_services(settings=settings_for("textract", backend, textract))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    textract.add_fault(Fault(mode="error", operation="GetExpenseAnalysis"))  # a 5xx mid-job
+    response = upload(client, tenant.keys["customer"], pdf)
+    work(services)  # started the job, then failed transiently: back to the queue
+    time.sleep(0.6)  # the retry's backoff
+    work(services)
+    document_of(client, tenant.keys["customer"], response.json["id"])
+    first, second = ledger(services)
+    assert (first.outcome, second.outcome) == ("failed", "published")
+    assert first.provider_job_id == second.provider_job_id is not None
+    assert first.client_token == second.client_token
+    assert textract.tally.as_dict()["requests"]["StartExpenseAnalysis"] == 2
+    assert textract.charged_pages() == 3  # one job, charged once
+    assert (float(first.cost), float(second.cost)) == (0.03, 0.0)  # the charge counted once
+
+
+def test_a_throttled_call_waits_and_is_not_a_failure(provider, backend, make_services):
+    kind, standin = provider
+    pdf, _ = generate(**ONE_PAGE)
+    if kind == "textract":
+        standin.learn(pdf)
+    standin.add_fault(Fault(mode="throttle", count=1, seconds=0.2))
+    services = make_services(settings=settings_for(kind, backend, standin))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    response = upload(client, tenant.keys["customer"], pdf)
+    worker = work(services)
+    with transaction(services.engine, write=False) as conn:
+        job = conn.execute(select(jobs).where(jobs.c.leader_id.is_(None))).one()
+    assert (job.status, job.attempts, job.error_code) == ("pending", 0, "provider_throttled")
+    assert worker._backoff >= 0.2  # the worker itself waits before claiming again
+    time.sleep(1.0)
+    work(services)
+    document_of(client, tenant.keys["customer"], response.json["id"])
+    throttled, published = ledger(services)
+    assert (throttled.outcome, float(throttled.cost), throttled.provider_requests) == (
+        "throttled", 0.0, 0)
+    assert published.outcome == "published"
+    assert standin.tally.as_dict()["throttled"] == 1
+    assert len(standin.tally.as_dict()["charges"]) == published.provider_requests
+    report, = duplicate_report(services.engine, services.settings,
+                               days(day=published.started_at.date().isoformat()))
+    assert report["operations"][0]["calls"] == 1  # the throttled attempt is no model call
+    assert report["spend"][0]["throttled_calls"] == 1
+
+
+def test_a_chat_answer_lost_after_the_work_is_a_second_billed_call(chat, backend,
+                                                                   make_services):
+    pdf, truth = generate(**ONE_PAGE)
+    chat.add_fault(Fault(mode="drop", operation="chat/completions"))  # works, then hangs up
+    services = make_services(settings=settings_for("openai", backend, chat))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    response = upload(client, tenant.keys["customer"], pdf)
+    work(services)
+    time.sleep(0.6)
+    work(services)
+    assert document_of(client, tenant.keys["customer"], response.json["id"])[
+        "fields"]["invoice_number"]["value"] == truth["invoice_number"]
+    lost, published = ledger(services)
+    assert (lost.outcome, lost.cost_basis, published.outcome) == ("failed", "estimate",
+                                                                  "published")
+    assert float(lost.cost) > 0  # the estimate of what the lost answer was billed
+    # No idempotency key for chat completions: both were charged, and the ledger says so.
+    assert chat.billed_requests() == 2 == lost.provider_requests + published.provider_requests
+
+
+def test_a_shadow_provider_is_compared_never_served_never_cached(chat, backend, make_services):
+    pdf, _ = generate(**ONE_PAGE)
+    settings = backend.settings(shadow_provider=Provider.OPENAI, shadow_sample_rate=1.0,
+                                openai_base_url=f"{chat.url}/v1", openai_api_key=API_KEY)
+    services = make_services(settings=settings)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    response = upload(client, tenant.keys["customer"], pdf)
+    work(services)
+    served = document_of(client, tenant.keys["customer"], response.json["id"])
+    assert served["versions"]["model"].startswith("rules-")
+    serving, shadow = ledger(services)
+    assert (serving.operation, serving.provider) == ("extract_invoice", "rules")
+    assert (shadow.operation, shadow.provider, shadow.outcome) == (
+        "shadow_extract_invoice", "openai", "discarded")
+    assert float(shadow.cost) > 0 and chat.billed_requests() == shadow.provider_requests
+    with transaction(services.engine, write=False) as conn:
+        assert conn.execute(select(cache_entries)).all().__len__() == 1  # the served one only
+        verdicts = {r.field: r.agreement for r in conn.execute(select(shadow_fields))}
+    assert verdicts["invoice_number"] == "agree"
+    day = shadow.started_at.date().isoformat()
+    report, = agreement_report(services.engine, days(day=day))
+    candidate, = report["candidates"]
+    assert (candidate["provider"], candidate["serving_provider"], candidate["comparisons"]) == (
+        "openai", "rules", 1)
+    assert candidate["cost"] == pytest.approx(float(shadow.cost))
+    invoice_number = next(f for f in candidate["fields"] if f["field"] == "invoice_number")
+    assert (invoice_number["agree"], invoice_number["agreement"]) == (1, 1.0)
+    assert upload(client, tenant.keys["supplier"], pdf).headers["Ledgerline-Cache"] == "hit"
