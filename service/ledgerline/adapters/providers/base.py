@@ -61,7 +61,14 @@ class CallContext:
 
 
 class ProviderError(ExtractionError):
-    """A provider's answer that is not a result. `transient`: worth another attempt."""
+    """A provider's answer that is not a result. `transient`: worth another attempt.
+    `answered`: the provider said so itself (an error status), so it did no billable work;
+    a timeout or a dropped connection leaves that unknown, and the request counts as billed."""
+
+    def __init__(self, code: str, message: str, *, transient: bool = False,
+                 answered: bool = True):
+        super().__init__(code, message, transient=transient)
+        self.answered = answered
 
 
 class Throttled(ProviderError):
@@ -74,9 +81,10 @@ class Throttled(ProviderError):
         self.retry_after = retry_after
 
 
-def unavailable(provider: str, what: str) -> ProviderError:
-    """5xx, a timeout, a dropped connection: try again later."""
-    return ProviderError("provider_unavailable", f"{provider}: {what}", transient=True)
+def unavailable(provider: str, what: str, *, answered: bool = True) -> ProviderError:
+    """5xx (answered), a timeout or a dropped connection (not answered): try again later."""
+    return ProviderError("provider_unavailable", f"{provider}: {what}", transient=True,
+                         answered=answered)
 
 
 def refused(provider: str, what: str) -> ProviderError:

@@ -128,10 +128,13 @@ class _Call:
             progress.requests -= 1  # a 429 did no work: not billed
             self._price(0, USAGE if progress.requests else ESTIMATE)
             raise
-        except ProviderError:
-            # A timeout or a dropped connection may still be billed: the estimate stays.
-            progress.input_tokens += pending
-            self._price(0, ESTIMATE)
+        except ProviderError as exc:
+            if exc.answered:  # an error status: no work done, nothing billed
+                progress.requests -= 1
+                self._price(0, USAGE if progress.requests else ESTIMATE)
+            else:  # a timeout or a dropped connection may still be billed: the estimate stays
+                progress.input_tokens += pending
+                self._price(0, ESTIMATE)
             raise
         completion = raw.parse()
         usage = completion.usage
@@ -163,7 +166,7 @@ class _Call:
                 raise unavailable("openai", f"HTTP {exc.status_code}") from exc
             raise refused("openai", f"HTTP {exc.status_code}: {exc.message[:200]}") from exc
         except openai.APIError as exc:  # timeouts, refused or dropped connections
-            raise unavailable("openai", type(exc).__name__) from exc
+            raise unavailable("openai", type(exc).__name__, answered=False) from exc
 
     def _wait(self, seconds: float) -> None:
         self.context.cancel.wait(seconds)

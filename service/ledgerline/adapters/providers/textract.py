@@ -137,11 +137,12 @@ class _Call:
         self.context.meter.record(progress.snapshot())
         try:
             answer = self._request(operation, args)
-        except Throttled:
-            progress.requests -= 1  # a throttled request did no work: not billed
-            progress.pages -= pages
-            progress.cost = self.provider_cost(progress.pages)
-            self.context.meter.record(progress.snapshot())
+        except ProviderError as exc:
+            if exc.answered:  # throttled or refused by the service: no work done, not billed
+                progress.requests -= 1
+                progress.pages -= pages
+                progress.cost = self.provider_cost(progress.pages)
+                self.context.meter.record(progress.snapshot())
             raise
         progress.request_id = answer.get("ResponseMetadata", {}).get("RequestId")
         self.context.meter.record(progress.snapshot())
@@ -176,7 +177,7 @@ class _Call:
                 raise unavailable("Textract", f"{code} ({status})") from exc
             raise refused("Textract", f"{code}: {message}") from exc
         except BotoCoreError as exc:  # timeouts, refused or dropped connections
-            raise unavailable("Textract", type(exc).__name__) from exc
+            raise unavailable("Textract", type(exc).__name__, answered=False) from exc
 
     def _pages_read(self, answer: dict, *, add: bool) -> None:
         """Textract's own page count replaces the estimate."""
