@@ -67,7 +67,8 @@ class OpenAIStandIn(StandIn):
                      for m in messages)
         completion = _tokens(answer)
         request_id = f"req_{uuid.uuid4().hex}"
-        self.charge(request_id=request_id, prompt_tokens=prompt, completion_tokens=completion)
+        self.charge(request_id=request_id, prompt_tokens=prompt, completion_tokens=completion,
+                    state_tokens=_state_tokens(messages))
         payload = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
             "created": int(time.time()), "model": body.get("model") or self.model,
@@ -106,6 +107,15 @@ def _tokens(text: str) -> int:
     from ledgerline.domain.providers import estimated_tokens
 
     return estimated_tokens(text)
+
+
+def _state_tokens(messages: list[dict]) -> int:
+    """Tokens of the working state the prompt carries (the line after WORKING STATE)."""
+    text = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[0] == "WORKING STATE":
+        return _tokens(lines[1])
+    return 0
 
 
 def _strict_schema(response_format) -> tuple[dict | None, str | None]:
