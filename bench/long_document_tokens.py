@@ -22,14 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ledgerline.adapters.providers.base import CallContext  # noqa: E402
-from ledgerline.adapters.providers.layout_text import page_text  # noqa: E402
-from ledgerline.adapters.providers.openai_chat import SYSTEM_PROMPT, OpenAIProvider  # noqa: E402
-from ledgerline.adapters.providers.prepare import Prepared, Preparer  # noqa: E402
-from ledgerline.config import Settings  # noqa: E402
-from ledgerline.domain.providers import estimated_tokens  # noqa: E402
-from ledgerline.samples import generate  # noqa: E402
-from tests.standins.openai_api import MESSAGE_OVERHEAD_TOKENS, OpenAIStandIn  # noqa: E402
+from tests.standins.openai_api import MESSAGE_OVERHEAD_TOKENS, OpenAIStandIn
+
+from ledgerline.adapters.providers.base import CallContext
+from ledgerline.adapters.providers.layout_text import page_text
+from ledgerline.adapters.providers.openai_chat import SYSTEM_PROMPT, OpenAIProvider
+from ledgerline.adapters.providers.prepare import Prepared, Preparer
+from ledgerline.config import Settings
+from ledgerline.domain.providers import estimated_tokens
+from ledgerline.samples import generate
 
 
 def long_pdf(pages: int) -> bytes:

@@ -8,8 +8,7 @@ import jsonschema
 
 from ledgerline.adapters.providers.findings_schema import findings_schema, response_format
 from ledgerline.adapters.providers.layout_text import page_text
-from ledgerline.adapters.providers.working_state import (MAX_CONFLICTS, MAX_TOTALS_SEEN,
-                                                         WorkingState)
+from ledgerline.adapters.providers.working_state import MAX_CONFLICTS, MAX_TOTALS_SEEN, WorkingState
 from ledgerline.extraction.document import FIELD_NAMES, LINE_ITEM_KEYS
 from tests.standins.openai_api import _strict_problem
 

@@ -31,7 +31,7 @@ def page_text(page: dict) -> str:
         previous_top = top
         text = ""
         for line_text, x0, *_ in sorted(row, key=lambda ln: ln[1]):
-            column = int(round(x0 / CHAR_POINTS))
+            column = round(x0 / CHAR_POINTS)
             pad = max(column - len(text), MIN_GAP if text else 0)
             text += " " * pad + " ".join(line_text.split())
         out.append(text.rstrip())

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 
-
-from ...domain.providers import (Provider, estimated_tokens, throttle_delay, token_cost)
+from ...domain.providers import Provider, estimated_tokens, throttle_delay, token_cost
 from ...extraction.errors import ExtractionError
 from . import documents
-from .base import ESTIMATE, USAGE, CallContext, Progress, ProviderError, Throttled, refused, \
-    unavailable
+from .base import (ESTIMATE, USAGE, CallContext, Progress, ProviderError, Throttled, refused,
+                   unavailable)
 from .findings_schema import SCHEMA_NAME, findings_schema, response_format
 from .layout_text import page_text
 from .prepare import Prepared
@@ -115,7 +114,7 @@ class _Call:
                 waited += delay
 
     def _send(self, prompt: str) -> dict:
-        progress, provider = self.progress, self.provider
+        progress = self.progress
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": prompt}]
         self._stop_if_cancelled()

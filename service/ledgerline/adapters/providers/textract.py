@@ -17,10 +17,9 @@ here, where the ledger sees it.
 """
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 
-from ...domain.providers import (Provider, client_request_token, page_cost, throttle_delay)
+from ...domain.providers import Provider, client_request_token, page_cost, throttle_delay
 from . import documents
 from .base import USAGE, CallContext, Progress, ProviderError, Throttled, refused, unavailable
 from .prepare import RENDER_DPI, Prepared
