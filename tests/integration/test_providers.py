@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls, shadow_fields
+from ledgerline.bootstrap import configured_extractor
 from ledgerline.domain.providers import Provider, client_request_token, token_cost
 from ledgerline.http.app import create_app
 from ledgerline.samples import generate
@@ -191,6 +192,28 @@ def test_a_recovered_textract_job_reuses_its_token_and_is_charged_once(textract,
     assert textract.tally.as_dict()["requests"]["StartExpenseAnalysis"] == 2
     assert textract.charged_pages() == 3  # one job, charged once
     assert (float(first.cost), float(second.cost)) == (0.03, 0.0)  # the charge counted once
+
+
+def test_a_worker_takes_no_job_keyed_for_a_provider_configuration_it_does_not_run(
+        chat, backend, make_services):
+    pdf, truth = generate(**ONE_PAGE)
+    services = make_services(settings=settings_for("openai", backend, chat))
+    tenant = make_tenant(services, "acme")
+    response = upload(create_app(services).test_client(), tenant.keys["customer"], pdf)
+    assert response.status_code == 202
+    other_model = backend.settings(provider=Provider.OPENAI, openai_base_url=f"{chat.url}/v1",
+                                   openai_api_key=API_KEY, openai_model="standin-2")
+    for elsewhere in (configured_extractor(other_model, store=services.store),
+                      configured_extractor(backend.settings(), store=services.store)):
+        assert not Worker(services, extractor=elsewhere).run_once()
+    with transaction(services.engine, write=False) as conn:
+        job = conn.execute(select(jobs).where(jobs.c.leader_id.is_(None))).one()
+    assert (job.status, job.attempts) == ("pending", 0)
+    assert ledger(services) == [] and chat.billed_requests() == 0
+    work(services)  # a worker of the configuration the job was keyed with
+    assert document_of(create_app(services).test_client(), tenant.keys["customer"],
+                       response.json["id"])["fields"]["invoice_number"]["value"] == (
+        truth["invoice_number"])
 
 
 def test_a_throttled_call_waits_and_is_not_a_failure(provider, backend, make_services):
