@@ -79,6 +79,8 @@ class Settings(BaseSettings):
     # Pages sent in one request of a long document (with the working state; see
     # providers/working_state.py).
     openai_pages_per_call: int = 1
+    # Send each page's image with its text, for a vision model.
+    openai_vision: bool = False
     # A candidate provider run after the serving one on a share of misses, never served.
     shadow_provider: Provider | None = None
     shadow_sample_rate: float = 0.1
@@ -190,7 +192,7 @@ class Settings(BaseSettings):
             raise ValueError("must be an existing directory")
         return value
 
-    @field_validator("embedded_xml", "access_log", mode="before")
+    @field_validator("embedded_xml", "access_log", "openai_vision", mode="before")
     @classmethod
     def _switch(cls, value):
         if value is None or isinstance(value, bool):

@@ -2,15 +2,17 @@
 speak each provider's wire protocol, on both backends: what is charged is what the ledger says."""
 from __future__ import annotations
 
+import math
 import time
 
+import pypdfium2
 import pytest
 from sqlalchemy import select
 
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls, shadow_fields
 from ledgerline.bootstrap import configured_extractor
-from ledgerline.domain.providers import Provider, client_request_token, token_cost
+from ledgerline.domain.providers import Provider, client_request_token, image_tokens, token_cost
 from ledgerline.http.app import create_app
 from ledgerline.samples import generate
 from ledgerline.service_layer.report import agreement_report, days, duplicate_report
@@ -214,6 +216,41 @@ def test_a_worker_takes_no_job_keyed_for_a_provider_configuration_it_does_not_ru
     assert document_of(create_app(services).test_client(), tenant.keys["customer"],
                        response.json["id"])["fields"]["invoice_number"]["value"] == (
         truth["invoice_number"])
+
+
+def test_a_vision_model_gets_each_page_image_and_its_tokens_are_billed(chat, backend,
+                                                                        make_services):
+    pdf, truth = generate(**THREE_PAGES)
+    services = make_services(settings=settings_for("openai", backend, chat, openai_vision=True))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    response = upload(client, tenant.keys["customer"], pdf)
+    work(services)
+    document = document_of(client, tenant.keys["customer"], response.json["id"])
+    assert document["fields"]["invoice_number"]["value"] == truth["invoice_number"]
+    assert document["document"]["pages"] == 3
+    charges = chat.tally.as_dict()["charges"]
+    sizes = [c["images"] for c in charges]
+    rendered = pypdfium2.PdfDocument(pdf)
+    try:  # one page a request, its 150 dpi image with it
+        assert sizes == [[[math.ceil(w * 150 / 72), math.ceil(h * 150 / 72)]]
+                         for w, h in (page.get_size() for page in rendered)]
+    finally:
+        rendered.close()
+    call, = ledger(services)
+    assert (call.input_tokens, call.cost_basis, call.provider_requests) == (
+        sum(c["prompt_tokens"] for c in charges), "usage", 3)
+
+    # The same pages as text alone: another configuration, and fewer tokens by exactly the
+    # images' at OpenAI's published rate.
+    text_only = make_services(settings=settings_for("openai", backend, chat))
+    assert text_only.extractor.versions.label != services.extractor.versions.label
+    upload(create_app(text_only).test_client(), tenant.keys["supplier"], pdf)
+    work(text_only)
+    text_charges = chat.tally.as_dict()["charges"][3:]
+    assert [c["images"] for c in text_charges] == [[]] * 3
+    assert [v["prompt_tokens"] - t["prompt_tokens"] for v, t in zip(charges, text_charges)] == [
+        image_tokens(*size) for [size] in sizes]
 
 
 def test_a_throttled_call_waits_and_is_not_a_failure(provider, backend, make_services):

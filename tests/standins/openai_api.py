@@ -5,7 +5,9 @@ Documented semantics it keeps: a bearer API key (401 `invalid_api_key` otherwise
 output with `response_format: {type: json_schema, json_schema: {name, strict: true, schema}}`,
 where a strict schema must have `additionalProperties: false` and every property required
 (400 otherwise), and the answer is valid under the schema; `usage` with prompt, completion and
-total tokens; the `x-request-id` header; 429 `rate_limit_exceeded` with `retry-after` when
+total tokens; a user message's content as a string or as parts (`text`, `image_url` with a
+base64 `data:` URL of a PNG or JPEG, counted at the published `detail: high` rate: 85 tokens and
+170 a 512-pixel tile); the `x-request-id` header; 429 `rate_limit_exceeded` with `retry-after` when
 throttled. A completed request is charged (its tokens); a 429 is not. There is no idempotency
 key: the same request sent twice is two charges.
 
@@ -15,14 +17,21 @@ Token counts are the project's estimate (about four bytes a token), not a real t
 benchmark's figures are therefore in these units, and proportional to a real model's.
 
 Not simulated: organisation and project headers, streaming, the exact `x-ratelimit-*` budget
-arithmetic, logprobs, and image input.
+arithmetic, logprobs, images by http(s) URL, and reading images: the model reads the text
+parts only, as a text-and-image request to a real vision model is not documented precisely
+enough (which of the two wins where they differ) to be simulated.
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 import json
 import re
 import time
 import uuid
+
+from PIL import Image
 
 from tests.standins.server import StandIn, main
 
@@ -58,17 +67,23 @@ class OpenAIStandIn(StandIn):
             return self._error(400, f"Invalid schema for response_format: {problem}",
                                "invalid_request_error", "invalid_json_schema")
         messages = body.get("messages") or []
+        try:
+            images = [_image_size(part) for m in messages for part in _parts(m)
+                      if part.get("type") == "image_url"]
+        except ValueError:
+            return self._error(400, "You uploaded an unsupported image. Please make sure your "
+                               "image is valid.", "invalid_request_error", "invalid_image_format")
         answer = json.dumps(answer_for(messages, schema) if schema else {})
         if schema:
             import jsonschema
 
             jsonschema.validate(json.loads(answer), schema)  # structured output holds
-        prompt = sum(_tokens(m.get("content") or "") + MESSAGE_OVERHEAD_TOKENS
-                     for m in messages)
+        prompt = sum(_tokens(_text_of(m)) + MESSAGE_OVERHEAD_TOKENS for m in messages) + sum(
+            image_tokens(*size) for size in images)
         completion = _tokens(answer)
         request_id = f"req_{uuid.uuid4().hex}"
         self.charge(request_id=request_id, prompt_tokens=prompt, completion_tokens=completion,
-                    state_tokens=_state_tokens(messages))
+                    state_tokens=_state_tokens(messages), images=[list(size) for size in images])
         payload = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
             "created": int(time.time()), "model": body.get("model") or self.model,
@@ -109,9 +124,45 @@ def _tokens(text: str) -> int:
     return estimated_tokens(text)
 
 
+def image_tokens(width: int, height: int) -> int:
+    from ledgerline.domain.providers import image_tokens
+
+    return image_tokens(width, height)
+
+
+def _parts(message: dict) -> list[dict]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def _text_of(message: dict) -> str:
+    """A message's text: its content string, or its text parts in order."""
+    content = message.get("content") or ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text") or "" for part in content if part.get("type") == "text")
+
+
+def _image_size(part: dict) -> tuple[int, int]:
+    """(width, height) of an `image_url` part's base64 PNG or JPEG; ValueError otherwise."""
+    url = (part.get("image_url") or {}).get("url") or ""
+    head, _, data = url.partition(",")
+    if head not in ("data:image/png;base64", "data:image/jpeg;base64"):
+        raise ValueError("not a base64 PNG or JPEG data URL")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except binascii.Error:
+        raise ValueError("not base64") from None
+    try:
+        with Image.open(io.BytesIO(raw)) as image:
+            return image.size
+    except OSError:
+        raise ValueError("not an image") from None
+
+
 def _state_tokens(messages: list[dict]) -> int:
     """Tokens of the working state the prompt carries (the line after WORKING STATE)."""
-    text = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    text = next((_text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     lines = text.split("\n")
     if len(lines) > 1 and lines[0] == "WORKING STATE":
         return _tokens(lines[1])
@@ -154,7 +205,7 @@ def _strict_problem(node: dict, where: str) -> str | None:
 # -- the "model": the project's finders on the prompt's pages ---------------------------------
 
 def answer_for(messages: list[dict], schema: dict) -> dict:
-    text = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    text = next((_text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     pages = pages_in(text)
     fields, items = read_pages(pages)
     names = schema["properties"]["fields"]["properties"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -41,6 +42,22 @@ def estimated_tokens(text: str) -> int:
     UTF-8 a token for Latin-script text (the provider's `usage` replaces it). Used for the
     ledger's cost of a call whose answer never came back, and for sizing page windows."""
     return max(1, -(-len(text.encode("utf-8")) // 4))
+
+
+# OpenAI's published rule for an image at `detail: high`: scaled to fit 2048 x 2048, then its
+# shorter side to 768, and counted as a base plus a price per 512-pixel tile.
+IMAGE_FIT, IMAGE_SHORT_SIDE, IMAGE_TILE = 2048, 768, 512
+IMAGE_BASE_TOKENS, IMAGE_TILE_TOKENS = 85, 170
+
+
+def image_tokens(width: int, height: int) -> int:
+    """An estimate of a page image's input tokens (the provider's `usage` replaces it)."""
+    scale = min(1.0, IMAGE_FIT / max(width, height))
+    shorter = min(width, height) * scale
+    if shorter > IMAGE_SHORT_SIDE:
+        scale *= IMAGE_SHORT_SIDE / shorter
+    tiles = math.ceil(width * scale / IMAGE_TILE) * math.ceil(height * scale / IMAGE_TILE)
+    return IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * tiles
 
 
 # --- idempotency towards the provider ----------------------------------------------------

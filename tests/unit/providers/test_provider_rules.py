@@ -8,8 +8,8 @@ import pytest
 
 from ledgerline.config import ConfigError, Settings
 from ledgerline.domain.providers import (Agreement, Provider, client_request_token,
-                                         compare_fields, in_shadow_sample, page_cost,
-                                         throttle_delay, token_cost)
+                                         compare_fields, image_tokens, in_shadow_sample,
+                                         page_cost, throttle_delay, token_cost)
 
 
 def test_cost_is_usage_times_the_configured_prices():
@@ -18,6 +18,13 @@ def test_cost_is_usage_times_the_configured_prices():
     assert token_cost(1200, 300, input_per_mtok=Decimal("0.15"),
                       output_per_mtok=Decimal("0.60")) == Decimal("0.000360")
     assert page_cost(3, Decimal("0.01")) == Decimal("0.030000")
+
+
+def test_a_page_image_is_estimated_at_the_published_high_detail_rate():
+    assert image_tokens(1024, 1024) == 765     # 768 x 768: 4 tiles
+    assert image_tokens(2048, 4096) == 1105    # 1024 x 2048, then 768 x 1536: 6 tiles
+    assert image_tokens(1241, 1754) == 1105    # an A4 page at 150 dpi
+    assert image_tokens(300, 200) == 255       # small: one tile, never scaled up
 
 
 def test_the_idempotency_token_belongs_to_the_job_not_the_attempt():
@@ -102,6 +109,7 @@ def test_every_provider_setting_but_the_secret_changes_the_configuration_digest(
     for name, value in [("LEDGERLINE_OPENAI_MODEL", "other"),
                         ("LEDGERLINE_OPENAI_BASE_URL", "http://127.0.0.1:2/v1"),
                         ("LEDGERLINE_OPENAI_PAGES_PER_CALL", "2"),
+                        ("LEDGERLINE_OPENAI_VISION", "1"),
                         ("LEDGERLINE_OPENAI_PRICE_INPUT_PER_MTOK", "9"),
                         ("LEDGERLINE_EMBEDDED_XML", "0")]:
         assert digest(**{name: value}) != first, name

@@ -2,7 +2,8 @@
 OpenAI, vLLM, llama.cpp's server, Ollama), through the official `openai` client.
 
 The model reads the positioned text of the pages (layout_text), a window of pages per request,
-with the bounded working state (working_state.py), and answers in the findings schema
+with the bounded working state (working_state.py) and, for a vision model
+(LEDGERLINE_OPENAI_VISION), each page's image beside its text, and answers in the findings schema
 (findings_schema.py, strict structured output). Cost is the response's `usage` times the
 configured prices. Chat completions have no idempotency key: a retried request is billed
 again, so every request is in the ledger before it is sent (with an estimate of its input),
@@ -11,9 +12,11 @@ for the same reason; throttling is retried here.
 """
 from __future__ import annotations
 
+import base64
 import json
 
-from ...domain.providers import Provider, estimated_tokens, throttle_delay, token_cost
+from ...domain.providers import (Provider, estimated_tokens, image_tokens, throttle_delay,
+                                  token_cost)
 from ...extraction.errors import ExtractionError
 from . import documents
 from .base import (ESTIMATE, USAGE, CallContext, Progress, ProviderError, Throttled, refused,
@@ -37,10 +40,10 @@ rows. Use null where these pages do not show a field. Copy numbers and identifie
 
 class OpenAIProvider:
     name = Provider.OPENAI
-    needs_page_images = False
 
     def __init__(self, settings, *, client=None):
         self.model = settings.openai_model
+        self.needs_page_images = settings.openai_vision
         self.pages_per_call = settings.openai_pages_per_call
         self.max_output_tokens = settings.openai_max_output_tokens
         self.prices = dict(input_per_mtok=settings.openai_price_input_per_mtok,
@@ -50,6 +53,7 @@ class OpenAIProvider:
         self.config = {"provider": self.name.value, "model": self.model,
                        "base_url": str(self._client.base_url),
                        "pages_per_call": self.pages_per_call,
+                       "vision": self.needs_page_images,
                        "max_output_tokens": self.max_output_tokens,
                        "prompt": PROMPT_VERSION, "schema": findings_schema(),
                        "price_input_per_mtok": str(self.prices["input_per_mtok"]),
@@ -62,9 +66,11 @@ class OpenAIProvider:
                                   "read (scanned image?)")
         call = _Call(self, Progress(provider=self.name.value, model=self.model), context)
         state, items = WorkingState(), []
+        images = prepared.page_images if self.needs_page_images else None
         for start in range(0, len(pages), self.pages_per_call):
             window = pages[start:start + self.pages_per_call]
-            findings = call.ask(_prompt(state, window, len(pages)))
+            findings = call.ask(_prompt(state, window, len(pages)),
+                                images[start:start + self.pages_per_call] if images else [])
             items += state.merge(findings, lambda text, w=window: _page_of(text, w))
         found = {name: _found(reading, pages) for name, reading in state.fields.items()}
         return documents.build(source="text_layer", content_hash=content_hash, pages=len(pages),
@@ -77,6 +83,21 @@ def _prompt(state: WorkingState, window: list[dict], total: int) -> str:
     for page in window:
         parts += ["", f"PAGE {page['number']} OF {total}", page_text(page)]
     return "\n".join(parts)
+
+
+def _user_message(prompt: str, images: list[bytes]) -> dict:
+    """The text alone, or (for a vision model) the text and then each page's PNG."""
+    if not images:
+        return {"role": "user", "content": prompt}
+    return {"role": "user", "content": [{"type": "text", "text": prompt}] + [
+        {"type": "image_url", "image_url": {
+            "url": "data:image/png;base64," + base64.b64encode(png).decode(), "detail": "high"}}
+        for png in images]}
+
+
+def _png_tokens(png: bytes) -> int:
+    """The estimate for one page image, from the PNG header's size (IHDR: width, height)."""
+    return image_tokens(int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big"))
 
 
 def _page_of(text: str, window: list[dict]) -> int:
@@ -98,11 +119,11 @@ class _Call:
     def __init__(self, provider: OpenAIProvider, progress: Progress, context: CallContext):
         self.provider, self.progress, self.context = provider, progress, context
 
-    def ask(self, prompt: str) -> dict:
+    def ask(self, prompt: str, images: list[bytes]) -> dict:
         waited, throttled = 0.0, 0
         while True:
             try:
-                return self._send(prompt)
+                return self._send(prompt, images)
             except Throttled as exc:
                 if self.progress.requests == 0:
                     raise  # nothing billed yet: the attempt waits in the queue, not here
@@ -113,12 +134,12 @@ class _Call:
                 self._wait(delay)
                 waited += delay
 
-    def _send(self, prompt: str) -> dict:
+    def _send(self, prompt: str, images: list[bytes]) -> dict:
         progress = self.progress
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": prompt}]
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, _user_message(prompt, images)]
         self._stop_if_cancelled()
-        pending = estimated_tokens(SYSTEM_PROMPT) + estimated_tokens(prompt)
+        pending = (estimated_tokens(SYSTEM_PROMPT) + estimated_tokens(prompt)
+                   + sum(_png_tokens(png) for png in images))
         progress.requests += 1
         self._price(pending, ESTIMATE)
         try:
