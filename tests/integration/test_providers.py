@@ -2,7 +2,9 @@
 speak each provider's wire protocol, on both backends: what is charged is what the ledger says."""
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 
 import pypdfium2
@@ -302,6 +304,45 @@ def test_a_chat_answer_lost_after_the_work_is_a_second_billed_call(chat, backend
     assert float(lost.cost) > 0  # the estimate of what the lost answer was billed
     # No idempotency key for chat completions: both were charged, and the ledger says so.
     assert chat.billed_requests() == 2 == lost.provider_requests + published.provider_requests
+
+
+def test_a_provider_that_holds_its_answer_times_out_billed_and_no_secret_is_logged(
+        provider, backend, make_services, caplog):
+    """The call runs in the worker with a network timeout: a provider that did the work and
+    holds the answer ends the attempt at the timeout, not when the provider pleases; the
+    request stays billed (at its estimate) and the retry is a second charge, both recorded."""
+    kind, standin = provider
+    pdf, truth = generate(**ONE_PAGE)
+    if kind == "textract":
+        standin.learn(pdf)
+    standin.add_fault(Fault(mode="slow", seconds=3.0))
+    services = make_services(settings=settings_for(kind, backend, standin,
+                                                   provider_timeout_seconds=0.5))
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    caplog.set_level(logging.DEBUG)
+    response = upload(client, tenant.keys["customer"], pdf)
+    standin.received.clear()
+    worked = []
+    attempt = threading.Thread(target=lambda: worked.append(Worker(services).run_once()))
+    attempt.start()
+    assert standin.received.wait(30)  # the request is at the provider (after the local reading)
+    sent = time.monotonic()
+    attempt.join(30)
+    assert worked == [True]
+    assert time.monotonic() - sent < 2.5  # the timeout ended it, not the provider's 3 s
+    time.sleep(0.6)  # the retry's backoff
+    work(services)
+    assert document_of(client, tenant.keys["customer"], response.json["id"])[
+        "fields"]["invoice_number"]["value"] == truth["invoice_number"]
+    timed_out, published = calls = ledger(services)
+    assert (timed_out.outcome, timed_out.cost_basis) == ("failed", "estimate")
+    assert float(timed_out.cost) > 0 and published.outcome == "published"
+    assert len(standin.tally.as_dict()["charges"]) == sum(c.provider_requests for c in calls) == 2
+    # The API key reaches neither the log (the clients' debug logging included) nor the ledger.
+    # (Textract's credentials are boto3's own; the project never reads them.)
+    assert API_KEY not in caplog.text
+    assert not any(API_KEY in str(value) for call in calls for value in call)
 
 
 def test_a_shadow_provider_is_compared_never_served_never_cached(chat, backend, make_services):
