@@ -5,9 +5,11 @@ every attempt is charged, and the ledger records exactly the attempts that were.
 from __future__ import annotations
 
 import signal
+from decimal import Decimal
 
 import pytest
 
+from ledgerline.domain.providers import token_cost
 from ledgerline.samples import generate
 from tests.production.cluster import owner_pid, wait_for
 from tests.production.conftest import LEASE_SECONDS
@@ -17,6 +19,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 LEASE = float(LEASE_SECONDS)
 API_KEY = "sk-standin"  # the stand-in process's own key
+PRICE_PER_PAGE = Decimal("0.02")  # not the default: the processes read the variable
+PRICE_INPUT, PRICE_OUTPUT = Decimal("2.50"), Decimal("10")
 HELD_SECONDS = LEASE * 3  # how long the provider takes: long enough to crash into
 
 
@@ -25,16 +29,22 @@ def textract(production, s3_server):
     with standin_process("textract", production.workdir, env=s3_server.env) as standin:
         standin.control("processing", seconds=HELD_SECONDS)
         production.env.update(LEDGERLINE_PROVIDER="textract", AWS_DEFAULT_REGION="us-east-1",
-                              AWS_ENDPOINT_URL_TEXTRACT=standin.url)
+                              AWS_ENDPOINT_URL_TEXTRACT=standin.url,
+                              LEDGERLINE_TEXTRACT_PRICE_PER_PAGE=str(PRICE_PER_PAGE))
         yield standin
 
 
 @pytest.fixture
 def chat(production):
+    key_file = production.workdir / "openai-key"
+    key_file.write_text(API_KEY + "\n")
     with standin_process("openai", production.workdir) as standin:
-        production.env.update(LEDGERLINE_PROVIDER="openai", LEDGERLINE_OPENAI_API_KEY=API_KEY,
+        production.env.update(LEDGERLINE_PROVIDER="openai",
+                              LEDGERLINE_OPENAI_API_KEY_FILE=str(key_file),
                               LEDGERLINE_OPENAI_BASE_URL=f"{standin.url}/v1",
-                              LEDGERLINE_OPENAI_MODEL="standin-1")
+                              LEDGERLINE_OPENAI_MODEL="standin-1",
+                              LEDGERLINE_OPENAI_PRICE_INPUT_PER_MTOK=str(PRICE_INPUT),
+                              LEDGERLINE_OPENAI_PRICE_OUTPUT_PER_MTOK=str(PRICE_OUTPUT))
         yield standin
 
 
@@ -95,7 +105,7 @@ def test_textract_charges_once_when_a_worker_is_lost_after_starting_the_job(
     # ... which Textract charged once, for its three pages, and so does the ledger.
     assert [(c["operation"], c["pages"]) for c in stats["charges"]] == [
         ("StartExpenseAnalysis", 3)]
-    assert (float(first.cost), float(second.cost)) == (0.03, 0.0)
+    assert (first.cost, second.cost) == (3 * PRICE_PER_PAGE, 0)
     print(f"\ntextract, worker {'killed' if stop == signal.SIGKILL else 'paused'}: "
           f"{stats['requests']['StartExpenseAnalysis']} starts, one JobId, "
           f"{len(stats['charges'])} charge of {stats['charges'][0]['pages']} pages; ledger "
@@ -130,6 +140,12 @@ def test_a_chat_model_charges_every_attempt_and_the_ledger_records_exactly_those
     billed = [c for c in calls if c.outcome not in ("refused", "unstarted", "throttled")]
     charges = chat.stats()["charges"]
     assert len(charges) == 2 == len(billed) == sum(c.provider_requests for c in billed)
-    assert billed[-1].outcome == "published"
+    published = billed[-1]
+    assert published.outcome == "published" and published.cost_basis == "usage"
+    assert published.cost == token_cost(published.input_tokens, published.output_tokens,
+                                        input_per_mtok=PRICE_INPUT, output_per_mtok=PRICE_OUTPUT)
+    logs = "".join(p.read_text(errors="replace") for p in production.workdir.glob("*.log")
+                   if not p.name.endswith("-standin.log"))  # the API's and workers' own
+    assert logs and API_KEY not in logs  # the key, read from its file, is never logged
     print(f"\nopenai, worker {'killed' if stop == signal.SIGKILL else 'paused'}: "
           f"{len(charges)} charges; ledger {[(c.outcome, c.provider_requests, c.cost_basis) for c in billed]}")
