@@ -2,10 +2,16 @@
 speak each provider's wire protocol, on both backends: what is charged is what the ledger says."""
 from __future__ import annotations
 
+import json
 import logging
 import math
+import os
+import re
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pypdfium2
 import pytest
@@ -19,7 +25,7 @@ from ledgerline.http.app import create_app
 from ledgerline.samples import generate
 from ledgerline.service_layer.report import agreement_report, days, duplicate_report
 from ledgerline.service_layer.worker import Worker
-from tests.conftest import make_tenant
+from tests.conftest import make_tenant, operator_key
 from tests.standins.openai_api import OpenAIStandIn
 from tests.standins.server import Fault
 from tests.standins.textract import TextractStandIn
@@ -374,3 +380,21 @@ def test_a_shadow_provider_is_compared_never_served_never_cached(chat, backend, 
     invoice_number = next(f for f in candidate["fields"] if f["field"] == "invoice_number")
     assert (invoice_number["agree"], invoice_number["agreement"]) == (1, 1.0)
     assert upload(client, tenant.keys["supplier"], pdf).headers["Ledgerline-Cache"] == "hit"
+
+    # The operator reads the same from the command line and on the dashboard.
+    env = {**os.environ, **backend.env, "LEDGERLINE_DATABASE_URL": backend.database_url,
+           "LEDGERLINE_STORAGE_URL": backend.storage_url}
+    cli = [str(Path(sys.executable).parent / "ledgerline"), "report", "agreement", "--day", day]
+    printed = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=60)
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == json.loads(json.dumps(report))
+    table = subprocess.run([*cli, "--format", "table"], env=env, capture_output=True, text=True,
+                           timeout=60).stdout
+    assert "openai" in table and "invoice_number" in table
+    shown = client.get("/dashboard", base_url="https://localhost",
+                       headers={"Authorization": f"Bearer {operator_key(services)}"}).text
+    assert "<td>shadow_extract_invoice</td><td>openai</td>" in shown  # shadow spend, apart
+    assert "<td>extract_invoice</td><td>rules</td>" in shown
+    assert f"shadow spend {float(shadow.cost):,.4f} USD" in shown
+    assert re.search(r"<td>invoice_number</td><td class=\"n\">1</td>\s*<td class=\"n\">1</td>"
+                     r"\s*<td class=\"n\">100.0%</td>", shown)
