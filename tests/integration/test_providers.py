@@ -261,6 +261,38 @@ def test_a_vision_model_gets_each_page_image_and_its_tokens_are_billed(chat, bac
         image_tokens(*size) for [size] in sizes]
 
 
+@pytest.mark.parametrize("code", ["ThrottlingException",
+                                  "ProvisionedThroughputExceededException",
+                                  "LimitExceededException"])
+def test_each_textract_refusal_for_throughput_is_throttling(code, monkeypatch, tmp_path):
+    """Through boto3 and the wire protocol: each documented refusal for throughput (with its
+    documented status) is throttling, not a failure of the invoice; the next request works."""
+    from ledgerline.adapters.providers.base import CallContext, Throttled
+    from ledgerline.adapters.providers.prepare import Prepared, Preparer
+    from ledgerline.adapters.providers.textract import TextractProvider
+    from ledgerline.config import Settings
+
+    pdf, truth = generate(**ONE_PAGE)
+    path = tmp_path / "one.pdf"
+    path.write_bytes(pdf)
+    standin = TextractStandIn()
+    standin.learn(pdf)
+    with standin.running():
+        monkeypatch.setenv("AWS_ENDPOINT_URL_TEXTRACT", standin.url)
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+        provider = TextractProvider(Settings(provider=Provider.TEXTRACT))
+        prepared = Prepared.from_dict(  # read as the sandbox would; no XML, so no versions
+            Preparer(None, page_images=True).extract(str(path), "blake3:00"))
+        standin.add_fault(Fault(mode="throttle", code=code))
+        with pytest.raises(Throttled):
+            provider.extract(prepared, "blake3:00", CallContext(job_id="job_throttled"))
+        document = provider.extract(prepared, "blake3:00", CallContext(job_id="job_throttled"))
+    assert document["fields"]["invoice_number"]["value"] == truth["invoice_number"]
+    assert standin.tally.as_dict()["throttled"] == 1 == len(standin.tally.as_dict()["charges"])
+
+
 def test_a_throttled_call_waits_and_is_not_a_failure(provider, backend, make_services):
     kind, standin = provider
     pdf, _ = generate(**ONE_PAGE)

@@ -96,7 +96,7 @@ class OpenAIStandIn(StandIn):
         return 200, {"Content-Type": "application/json", "x-request-id": request_id}, \
             json.dumps(payload).encode()
 
-    def throttled(self, operation: str, seconds: float):
+    def throttled(self, operation: str, seconds: float, code: str = ""):
         status, headers, payload = self._error(
             429, "Rate limit reached for requests. Please try again later.", "requests",
             "rate_limit_exceeded")

@@ -25,6 +25,7 @@ class Fault:
     operation: str = "*"
     count: int = 1
     seconds: float = 0.0  # slow: how long to hold the answer; throttle: the Retry-After
+    code: str = ""  # throttle: which refusal, where the provider has several
 
 
 @dataclass
@@ -150,7 +151,7 @@ class StandIn:
         if fault is not None and fault.mode == "throttle":
             with self.tally.lock:
                 self.tally.throttled += 1
-            return (*self.throttled(operation, fault.seconds), None)
+            return (*self.throttled(operation, fault.seconds, fault.code), None)
         if fault is not None and fault.mode == "error":
             return (*self.server_error(operation), None)
         status, headers, payload = self.handle(handler, operation, raw)

@@ -7,8 +7,8 @@ same `JobId` and starts (and charges) nothing new, with another document it is
 `IdempotentParameterMismatchException`; a job is `IN_PROGRESS` until it is done, then
 `SUCCEEDED`, its results paged with `NextToken` (`MaxResults` at most 20); `Document.Bytes`
 must be PNG or JPEG of at most 5 MB; throttling is `ThrottlingException` (HTTP 500, as AWS
-documents it) or `ProvisionedThroughputExceededException` (400). A page is charged once per
-synchronous request and once per started job.
+documents it), `ProvisionedThroughputExceededException` or `LimitExceededException` (400). A
+page is charged once per synchronous request and once per started job.
 
 Its "model" is the project's own rules extractor run on the document (read from S3 like the
 real service, or recognised from page images of documents it was shown), with the answers
@@ -38,6 +38,9 @@ from tests.standins.server import StandIn, main
 PREFIX = "Textract."
 TOKEN = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 MAX_BYTES = 5 * 1024 * 1024
+# The refusals for throughput AWS documents for these operations, with their HTTP status.
+THROTTLING = {"ThrottlingException": 500, "ProvisionedThroughputExceededException": 400,
+              "LimitExceededException": 400}
 MAX_RESULTS = 20
 FIELD_TYPES = {
     "invoice_number": "INVOICE_RECEIPT_ID", "issue_date": "INVOICE_RECEIPT_DATE",
@@ -82,10 +85,10 @@ class TextractStandIn(StandIn):
         except _Error as exc:
             return self._error(exc.status, exc.code, exc.message)
 
-    def throttled(self, operation: str, seconds: float):
-        # AWS documents ThrottlingException as HTTP 500 for these operations.
-        return self._error(500, "ThrottlingException", "Amazon Textract is temporarily "
-                           "unable to process the request. Try your call again.")
+    def throttled(self, operation: str, seconds: float, code: str = ""):
+        code = code or "ThrottlingException"
+        return self._error(THROTTLING[code], code, "Amazon Textract is temporarily unable to "
+                           "process the request. Try your call again.")
 
     def server_error(self, operation: str):
         return self._error(500, "InternalServerError", "Amazon Textract experienced a "
