@@ -57,13 +57,16 @@ def configured_extractor(settings: Settings, *, store: ObjectStore | None = None
                          use_embedded_xml: bool | None = None,
                          provider: Provider | None = None) -> Extractor:
     """The extractor the service runs (LEDGERLINE_PROVIDER, or `provider`): the rules,
-    pdfminer and embedded XML inside the sandbox; or a hosted provider, whose local reading
-    of the file runs in the sandbox and whose call runs in this process."""
+    pdfminer, embedded XML and OCR inside the sandbox; or a hosted provider, whose local
+    reading of the file runs in the sandbox and whose call runs in this process."""
     embedded = settings.embedded_xml if use_embedded_xml is None else use_embedded_xml
     provider = provider or settings.provider
     limits = SandboxLimits.from_settings(settings)
     if provider is Provider.RULES:
-        return SandboxedExtractor(PdfExtractor(use_embedded_xml=embedded), limits)
+        from .extraction.ocr import OcrOptions
+
+        return SandboxedExtractor(PdfExtractor(use_embedded_xml=embedded,
+                                               ocr=OcrOptions.from_settings(settings)), limits)
     from .adapters.providers import HostedExtractor, open_provider
 
     return HostedExtractor(open_provider(provider, settings, store=store), limits,

@@ -8,9 +8,8 @@ from decimal import Decimal, localcontext
 from .values.amounts import format_amount
 
 SCHEMA_VERSION = "invoice-v1"
-# Where a document's fields were read: the values of invoice-v1's `source` (`ocr`: the page
-# images, read by optical character recognition; here or by a provider).
-SOURCES = ("embedded_xml", "text_layer", "xml", "ocr")
+# Where a document's fields were read: the values of invoice-v1's `source`.
+SOURCES = ("embedded_xml", "text_layer", "ocr", "xml")
 
 FIELD_NAMES = (
     "invoice_number",

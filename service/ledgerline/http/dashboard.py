@@ -54,17 +54,18 @@ def _operator_from_cookie():
 
 @bp.get("/dashboard")
 def dashboard():
+    last = _last_day(request.args)
     if request.headers.get("Authorization"):
         require_operator(current_caller())  # a bearer key: the API's rules (401, 404)
     elif _operator_from_cookie() is None:
         signed_out = request.cookies.get(COOKIE) is not None
-        page = _page(LOGIN, error="That key is not an operator key." if signed_out else None)
+        page = _page(LOGIN, error="That key is not an operator key." if signed_out else None,
+                     to=request.args.get("to"))
         resp = _html(page, 401 if signed_out else 200)
         if signed_out:
             resp.delete_cookie(COOKIE, path=COOKIE_PATH)
         return resp
-    last = (report.parse_day(request.args["to"], "to") if "to" in request.args
-            else datetime.now(timezone.utc).date())
+    last = last or datetime.now(timezone.utc).date()
     span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
@@ -86,9 +87,12 @@ def dashboard():
 def login():
     _same_origin()
     secret = (request.form.get("key") or "").strip()
+    last = _last_day(request.form)
     if _operator(secret) is None:
-        return _html(_page(LOGIN, error="That key is not an operator key."), 401)
-    resp = redirect("/dashboard", code=303)
+        return _html(_page(LOGIN, error="That key is not an operator key.",
+                           to=request.form.get("to")), 401)
+    # Back to the days the operator asked for before signing in.
+    resp = redirect(f"/dashboard?to={last.isoformat()}" if last else "/dashboard", code=303)
     resp.set_cookie(COOKIE, secret, max_age=SESSION_SECONDS, path=COOKIE_PATH, secure=True,
                     httponly=True, samesite="Strict")
     return resp
@@ -100,6 +104,11 @@ def logout():
     resp = redirect("/dashboard", code=303)
     resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
     return resp
+
+
+def _last_day(values):
+    """The `to` day of a query or form, validated (400 otherwise); None when not given."""
+    return report.parse_day(values["to"], "to") if "to" in values else None
 
 
 def _same_origin() -> None:
@@ -224,6 +233,7 @@ LOGIN = """<header><h1>Ledgerline · duplicate work</h1></header>
  {% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
  <label for="key">Operator API key</label>
  <input id="key" name="key" type="password" autocomplete="off" required>
+ {% if to %}<input type="hidden" name="to" value="{{ to }}">{% endif %}
  <button type="submit">Sign in</button>
 </form>
 </main>

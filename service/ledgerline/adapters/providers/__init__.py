@@ -69,6 +69,10 @@ class HostedExtractor:
             raise Cancelled(before_start=True)
         return self.provider.extract(prepared, content_hash, context)
 
+    def warm(self) -> None:
+        """Start the local reading's fork server before the first claim (see the worker)."""
+        self._prepare.warm()
+
     def cancel(self) -> None:
         self._cancel.set()
         self._prepare.cancel()

@@ -42,12 +42,10 @@ class Prepared:
 
 @dataclass(frozen=True)
 class Preparer:
-    """Picklable: the sandbox rebuilds it in its child. `accepts_images` tells the sandbox
-    not to refuse an image as a malformed PDF."""
+    """Picklable: the sandbox rebuilds it in its child."""
     versions: ExtractorVersions
     page_images: bool = False
     use_embedded_xml: bool = True
-    accepts_images = True
 
     def extract(self, path: str, content_hash: str) -> dict:
         fmt = detect_file(path)
