@@ -23,6 +23,8 @@ from .domain.cache import CacheMode
 from .domain.providers import Provider
 
 PREFIX = "LEDGERLINE_"
+SECRET_FIELDS = ("openai_api_key", "openai_api_key_file", "ledgerline_openai_api_key",
+                 "ledgerline_openai_api_key_file")  # a bad value is named, never echoed
 POSTGRES_DRIVER = "postgresql+psycopg"
 # Accepted and rewritten to the psycopg driver: what Heroku, RDS consoles and libpq print.
 POSTGRES_ALIASES = ("postgres", "postgresql")
@@ -386,5 +388,5 @@ def _one_line(error: dict) -> str:
         return message
     field = str(error["loc"][0])
     name = field if field.startswith(PREFIX) else env_name(field)
-    shown = "…" if "key" in field.lower() else repr(error["input"])  # never echo a secret
+    shown = "…" if field.lower() in SECRET_FIELDS else repr(error["input"])  # never echo a secret
     return f"{name}={shown}: {message}"
