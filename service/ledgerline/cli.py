@@ -197,7 +197,7 @@ def worker(concurrency: int, grace: float | None) -> None:
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     services = bootstrap(settings, engine=engine_or_exit(settings, long_running=True))
     # One extractor per worker thread: a lost lease cancels only that thread's extraction.
-    extractors = [services.extractor] + [configured_extractor(settings)
+    extractors = [services.extractor] + [configured_extractor(settings, store=services.store)
                                          for _ in range(concurrency - 1)]
     shutdown = Shutdown(extractors, settings.lease_seconds if grace is None else grace)
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -291,6 +291,38 @@ def report_duplicates(day: str | None, first: str | None, last: str | None, fmt:
         engine.dispose()
     if fmt == "table":
         click.echo(duplicates_table(reports))
+    elif day is not None:
+        click.echo(json.dumps(reports[0]))
+    else:
+        click.echo(json.dumps({"from": span.first.isoformat(), "to": span.last.isoformat(),
+                               "days": reports}))
+
+
+@report.command("agreement")
+@click.option("--day", help="one UTC day, YYYY-MM-DD")
+@click.option("--from", "first", help="first UTC day of a range (with --to)")
+@click.option("--to", "last", help="last UTC day of a range, inclusive")
+@click.option("--format", "fmt", type=click.Choice(["json", "table"]), default="json",
+              show_default=True)
+def report_agreement(day: str | None, first: str | None, last: str | None, fmt: str) -> None:
+    """The shadow comparison: per field, how often the candidate provider agreed with the
+    serving one, and what the candidate cost."""
+    from .domain.errors import BadRequest
+    from .reporting_format import agreement_table
+    from .service_layer.report import agreement_report, days
+
+    try:
+        span = days(day=day, first=first, last=last)
+    except BadRequest as exc:
+        raise click.UsageError(exc.detail) from None
+    settings = settings_or_exit()
+    engine = engine_or_exit(settings)
+    try:
+        reports = agreement_report(engine, span)
+    finally:
+        engine.dispose()
+    if fmt == "table":
+        click.echo(agreement_table(reports))
     elif day is not None:
         click.echo(json.dumps(reports[0]))
     else:

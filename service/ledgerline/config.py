@@ -12,15 +12,19 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from pydantic import ByteSize, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (ByteSize, Field, SecretStr, TypeAdapter, ValidationError, field_validator,
+                      model_validator)
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from .domain.cache import CacheMode
+from .domain.providers import Provider
 
 PREFIX = "LEDGERLINE_"
+SECRET_FIELDS = ("openai_api_key", "openai_api_key_file", "ledgerline_openai_api_key",
+                 "ledgerline_openai_api_key_file")  # a bad value is named, never echoed
 POSTGRES_DRIVER = "postgresql+psycopg"
 # Accepted and rewritten to the psycopg driver: what Heroku, RDS consoles and libpq print.
 POSTGRES_ALIASES = ("postgres", "postgresql")
@@ -81,6 +85,28 @@ class Settings(BaseSettings):
     api_workers: int = 2
     api_connections: int = 1000  # per gevent process
 
+    # -- the model behind the extractor port (adapters/providers) -----------------------------
+    # Every setting that changes an answer enters the configuration digest of the cache key
+    # (providers.config_digest); secrets never do.
+    provider: Provider = Provider.RULES
+    provider_timeout_seconds: float = 60.0  # one network request to a hosted provider
+    textract_price_per_page: Decimal = Decimal("0.01")
+    openai_base_url: str | None = None  # None: the official client's default (api.openai.com)
+    openai_api_key: SecretStr | None = None
+    openai_api_key_file: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_price_input_per_mtok: Decimal = Decimal("0.15")
+    openai_price_output_per_mtok: Decimal = Decimal("0.60")
+    openai_max_output_tokens: int = 4096
+    # Pages sent in one request of a long document (with the working state; see
+    # providers/working_state.py).
+    openai_pages_per_call: int = 1
+    # Send each page's image with its text, for a vision model.
+    openai_vision: bool = False
+    # A candidate provider run after the serving one on a share of misses, never served.
+    shadow_provider: Provider | None = None
+    shadow_sample_rate: float = 0.1
+
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):
         return (init_settings,)  # the environment is read by from_env only
@@ -120,7 +146,8 @@ class Settings(BaseSettings):
             raise ValueError("use file://DIRECTORY or s3://BUCKET[/PREFIX]")
         return text
 
-    @field_validator("price_per_call", mode="before")
+    @field_validator("price_per_call", "textract_price_per_page", "openai_price_input_per_mtok",
+                     "openai_price_output_per_mtok", mode="before")
     @classmethod
     def _price(cls, value):
         try:
@@ -157,7 +184,8 @@ class Settings(BaseSettings):
         return _number(value, float, MIN_LEASE_SECONDS, "a number of seconds, at least "
                        f"{MIN_LEASE_SECONDS:g} (e.g. 30)")
 
-    @field_validator("extract_timeout_seconds", "db_timeout_seconds", mode="before")
+    @field_validator("extract_timeout_seconds", "db_timeout_seconds", "provider_timeout_seconds",
+                     mode="before")
     @classmethod
     def _seconds(cls, value):
         return _number(value, float, None, "a number of seconds greater than 0 (e.g. 5)")
@@ -168,7 +196,8 @@ class Settings(BaseSettings):
         return _number(value, int, MIN_EXTRACT_MEMORY_MB,
                        f"a whole number of MB, at least {MIN_EXTRACT_MEMORY_MB} (e.g. 1024)")
 
-    @field_validator("extract_max_pages", "extract_max_decompressed_mb", mode="before")
+    @field_validator("extract_max_pages", "extract_max_decompressed_mb", "openai_max_output_tokens",
+                     "openai_pages_per_call", mode="before")
     @classmethod
     def _positive(cls, value):
         return _number(value, int, 1, "a whole number, at least 1")
@@ -185,7 +214,7 @@ class Settings(BaseSettings):
             raise ValueError("must be an existing directory")
         return value
 
-    @field_validator("embedded_xml", "access_log", mode="before")
+    @field_validator("embedded_xml", "access_log", "openai_vision", mode="before")
     @classmethod
     def _switch(cls, value):
         if value is None or isinstance(value, bool):
@@ -196,6 +225,58 @@ class Settings(BaseSettings):
         if word in ("0", "off", "false", "no"):
             return False
         raise ValueError("must be 1 or 0 (on/off, true/false, yes/no)")
+
+    @field_validator("provider", "shadow_provider", mode="before")
+    @classmethod
+    def _provider(cls, value):
+        if value is None or isinstance(value, Provider):
+            return value
+        try:
+            return Provider(str(value).strip().lower())
+        except ValueError:
+            raise ValueError("must be one of: " + ", ".join(p.value for p in Provider)) from None
+
+    @field_validator("shadow_sample_rate", mode="before")
+    @classmethod
+    def _share(cls, value):
+        share = _number(value, float, 0.0, "a share between 0 and 1 (e.g. 0.1)")
+        if share > 1:
+            raise ValueError("must be a share between 0 and 1 (e.g. 0.1)")
+        return share
+
+    @field_validator("openai_base_url", mode="before")
+    @classmethod
+    def _base_url(cls, value):
+        if value is None:
+            return None
+        scheme, sep, rest = str(value).partition("://")
+        if scheme not in ("http", "https") or not sep or not rest.strip("/"):
+            raise ValueError("use http(s)://HOST[:PORT]/PATH, e.g. https://api.openai.com/v1")
+        return str(value).rstrip("/")
+
+    @field_validator("openai_api_key_file", mode="before")
+    @classmethod
+    def _key_file(cls, value):
+        if value is not None and not Path(value).is_file():
+            raise ValueError("must name a readable file holding the key")
+        return value
+
+    @model_validator(mode="after")
+    def _provider_needs(self):
+        uses = {self.provider, self.shadow_provider}
+        if Provider.OPENAI in uses and self.openai_api_key is None and not self.openai_api_key_file:
+            raise ValueError("LEDGERLINE_PROVIDER=openai needs LEDGERLINE_OPENAI_API_KEY or "
+                             "LEDGERLINE_OPENAI_API_KEY_FILE")
+        if self.shadow_provider is not None and self.shadow_provider is self.provider:
+            raise ValueError("LEDGERLINE_SHADOW_PROVIDER must differ from LEDGERLINE_PROVIDER")
+        return self
+
+    def openai_key(self) -> str:
+        """The API key, read when a client is built (a file is read each time, so a rotated
+        key is picked up by the next worker start); never logged, never in the ledger."""
+        if self.openai_api_key is not None:
+            return self.openai_api_key.get_secret_value()
+        return Path(self.openai_api_key_file).read_text().strip()
 
     @field_validator("ocr_dpi", mode="before")
     @classmethod
@@ -302,7 +383,10 @@ def env_name(field: str) -> str:
 
 
 def _one_line(error: dict) -> str:
-    field = str(error["loc"][0]) if error["loc"] else "?"
-    name = field if field.startswith(PREFIX) else env_name(field)
     message = error["msg"].removeprefix("Value error, ")
-    return f"{name}={error['input']!r}: {message}"
+    if not error["loc"]:  # a rule across variables: the message names them
+        return message
+    field = str(error["loc"][0])
+    name = field if field.startswith(PREFIX) else env_name(field)
+    shown = "…" if field.lower() in SECRET_FIELDS else repr(error["input"])  # never echo a secret
+    return f"{name}={shown}: {message}"

@@ -164,6 +164,10 @@ class S3ObjectStore:
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key
 
+    def s3_location(self, key: str) -> dict:
+        """Where a service that reads S3 itself (Textract) finds the object."""
+        return {"Bucket": self.bucket, "Name": self._key(key)}
+
     def put_file(self, key: str, path: str, sha256: bytes) -> None:
         try:
             with open(path, "rb") as body:

@@ -1,4 +1,5 @@
-"""The operator dashboard: the last 30 days of the duplicate-work report, as HTML and SVG.
+"""The operator dashboard: the last 30 days of the duplicate-work report, spend per provider and
+the shadow comparison, as HTML and SVG.
 
 Sign-in: an operator key, either as `Authorization: Bearer` or through the login form,
 which keeps it in a Secure, HttpOnly, SameSite=Strict cookie scoped to /dashboard. The
@@ -68,8 +69,10 @@ def dashboard():
     span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
+    agreement = report.agreement_report(services.engine, span)
     return _html(_page(DASHBOARD, span=span, days=documents,
                        operations=_operation_totals(documents),
+                       spend=_spend_totals(documents), candidates=_agreement_totals(agreement),
                        totals=_totals(documents), price=services.settings.price_per_call,
                        calls_chart=Markup(charts.calls_chart(documents)),
                        cost_chart=Markup(charts.cost_chart(documents)),
@@ -127,6 +130,45 @@ def _operation_totals(documents: list[dict]) -> list[dict]:
     return [{"operation": name, **row,
              "repeat_share": row["repeat_calls"] / row["calls"] if row["calls"] else 0.0}
             for name, row in sorted(totals.items())]
+
+
+SPEND_KEYS = ("calls", "cost", "provider_requests", "input_tokens", "output_tokens", "pages",
+              "throttled_calls")
+
+
+def _spend_totals(documents: list[dict]) -> list[dict]:
+    """Real spend per operation and provider over the days shown."""
+    totals: dict[tuple, dict] = {}
+    for doc in documents:
+        for row in doc.get("spend", []):
+            total = totals.setdefault((row["operation"], row["provider"]),
+                                      dict.fromkeys(SPEND_KEYS, 0))
+            for key in SPEND_KEYS:
+                total[key] += row[key]
+    return [{"operation": op, "provider": provider, **row}
+            for (op, provider), row in sorted(totals.items())]
+
+
+def _agreement_totals(documents: list[dict]) -> list[dict]:
+    """Per candidate provider: its shadow cost and, per field, agreement over the days shown."""
+    candidates: dict[tuple, dict] = {}
+    for doc in documents:
+        for c in doc["candidates"]:
+            total = candidates.setdefault((c["provider"], c["model"]), {
+                "provider": c["provider"], "model": c["model"], "calls": 0, "cost": 0.0,
+                "comparisons": 0, "fields": {}})
+            total["calls"] += c["calls"]
+            total["cost"] += c["cost"]
+            total["comparisons"] += c["comparisons"]
+            for f in c["fields"]:
+                field = total["fields"].setdefault(f["field"], {"agree": 0, "found": 0})
+                field["agree"] += f["agree"]
+                field["found"] += f["compared"] - f["neither"]
+    for total in candidates.values():
+        total["fields"] = [{"field": name, "agree": f["agree"], "found": f["found"],
+                            "rate": f["agree"] / f["found"] if f["found"] else None}
+                           for name, f in total["fields"].items()]
+    return list(candidates.values())
 
 
 def _totals(documents: list[dict]) -> dict:
@@ -236,6 +278,39 @@ DASHBOARD = """<header><h1>Ledgerline · duplicate work, {{ span.first }} to {{ 
  {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
  </tbody>
 </table>
+
+<h2>Spend per provider, last {{ days|length }} days</h2>
+<table id="spend">
+ <thead><tr><th>operation</th><th>provider</th><th class="n">calls</th><th class="n">cost USD</th>
+  <th class="n">requests</th><th class="n">input tokens</th><th class="n">output tokens</th>
+  <th class="n">pages</th><th class="n">throttled</th></tr></thead>
+ <tbody>
+ {% for s in spend %}<tr><td>{{ s.operation }}</td><td>{{ s.provider }}</td>
+  <td class="n">{{ "{:,}".format(s.calls) }}</td><td class="n">{{ "{:,.4f}".format(s.cost) }}</td>
+  <td class="n">{{ "{:,}".format(s.provider_requests) }}</td><td class="n">{{ "{:,}".format(s.input_tokens) }}</td>
+  <td class="n">{{ "{:,}".format(s.output_tokens) }}</td><td class="n">{{ "{:,}".format(s.pages) }}</td>
+  <td class="n">{{ "{:,}".format(s.throttled_calls) }}</td></tr>
+ {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
+ </tbody>
+</table>
+
+<h2>Shadow comparison: candidate providers, last {{ days|length }} days</h2>
+{% for c in candidates %}
+<p class="candidate">{{ c.provider }}{% if c.model %} ({{ c.model }}){% endif %}:
+ {{ "{:,}".format(c.comparisons) }} comparisons, {{ "{:,}".format(c.calls) }} calls,
+ shadow spend {{ "{:,.4f}".format(c.cost) }} USD</p>
+<table class="agreement">
+ <thead><tr><th>field</th><th class="n">agree</th><th class="n">found by either</th>
+  <th class="n">agreement</th></tr></thead>
+ <tbody>
+ {% for f in c.fields %}<tr><td>{{ f.field }}</td><td class="n">{{ "{:,}".format(f.agree) }}</td>
+  <td class="n">{{ "{:,}".format(f.found) }}</td>
+  <td class="n">{% if f.rate is none %}–{% else %}{{ "{:.1%}".format(f.rate) }}{% endif %}</td></tr>
+ {% endfor %}
+ </tbody>
+</table>
+{% else %}<p id="no-shadow">No shadow comparisons in these days (set LEDGERLINE_SHADOW_PROVIDER).</p>
+{% endfor %}
 
 <h2>Uploads per day</h2>
 <table id="days">

@@ -2,7 +2,7 @@
 
 What goes, once older than the horizon:
 - ledger rows (model_calls) of whole UTC days before it, once ended: the duplicate-work report
-  for those days then shows nothing;
+  for those days then shows nothing; the shadow comparison's rows (shadow_fields) of those days;
 - finished jobs that no invoice and no other job refers to (today: jobs whose invoice was
   deleted, and replayed traffic), then results that no job and no cache entry refers to;
 - originals (row and object) that no invoice and no job in flight uses, and objects in the store
@@ -44,10 +44,12 @@ class Purged:
     results: int = 0
     originals: int = 0
     adopted: int = 0   # unrecorded objects now recorded, for a later run to delete
+    shadow_fields: int = 0
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "jobs": self.jobs, "results": self.results,
-                "originals": self.originals, "adopted_objects": self.adopted}
+                "originals": self.originals, "adopted_objects": self.adopted,
+                "shadow_fields": self.shadow_fields}
 
 
 def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
@@ -57,6 +59,7 @@ def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
         raise ValueError("the horizon must not be negative")
     done = Purged()
     done.calls = _repeat(services, sql.purge_calls, seconds, batch)
+    done.shadow_fields = _repeat(services, sql.purge_shadow_fields, seconds, batch)
     done.jobs = _repeat(services, sql.purge_jobs, seconds, batch)
     done.results = _repeat(services, sql.purge_results, seconds, batch)
     done.originals = _purge_originals(services, seconds, batch)

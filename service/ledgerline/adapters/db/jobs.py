@@ -13,13 +13,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
+from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select, update
 
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
 from .clock import db_now, db_now_plus
 from .engine import insert_for
 from .notify import announce_job_ended
-from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
+from .tables import blobs, cache_entries, invoices, jobs, model_calls, results, shadow_fields
 
 PENDING, RUNNING = JobStatus.PENDING.value, JobStatus.RUNNING.value
 COMPLETED, FAILED = JobStatus.COMPLETED.value, JobStatus.FAILED.value
@@ -395,7 +395,10 @@ class Call:
     operation: str
     job: ClaimedJob
     request_hash: str
-    cost: object  # Decimal
+    cost: object  # Decimal: the flat price, or 0 until a provider's progress says more
+    provider: str | None = None
+    model: str | None = None
+    cost_basis: str | None = None
 
 
 def start_call(conn: Connection, call: Call) -> None:
@@ -406,13 +409,57 @@ def start_call(conn: Connection, call: Call) -> None:
         call_id=call.call_id, operation=call.operation, account=job.account,
         job_id=job.claim.job_id, request_hash=call.request_hash, started_at=db_now(),
         outcome=CallOutcome.RUNNING.value, cost=call.cost, worker=job.claim.owner,
-        fencing_token=job.claim.token,
+        fencing_token=job.claim.token, provider=call.provider, model=call.model,
+        cost_basis=call.cost_basis,
     ).on_conflict_do_nothing(index_elements=[model_calls.c.call_id]))
 
 
-def finish_call(conn: Connection, call_id: str, outcome: CallOutcome) -> None:
-    """End the call; work that never reached the model costs nothing."""
+def _progress_values(call: Call, progress) -> dict:
+    """A provider's progress as ledger columns. A call that sent the same idempotency token as
+    an earlier attempt of its job reached the same provider job, which the provider charges
+    once: its cost is 0 and the earlier row keeps the charge (domain.providers)."""
+    earlier = model_calls.alias("earlier")
+    cost = progress.cost
+    if progress.client_token is not None:
+        reused = exists().where(earlier.c.job_id == call.job.claim.job_id,
+                                earlier.c.client_token == progress.client_token,
+                                earlier.c.id < model_calls.c.id)
+        cost = case((reused, literal(0)), else_=literal(cost))
+    return dict(provider=progress.provider, model=progress.model[:120],
+                client_token=progress.client_token, provider_job_id=progress.provider_job_id,
+                provider_request_id=(progress.request_id or None) and progress.request_id[:200],
+                provider_requests=progress.requests, input_tokens=progress.input_tokens,
+                output_tokens=progress.output_tokens, pages=progress.pages, cost=cost,
+                cost_basis=progress.cost_basis)
+
+
+def record_progress(conn: Connection, call: Call, progress) -> None:
+    """What the provider may bill so far, written as it happens (before a request is sent and
+    when its answer comes), so that a worker killed a moment later has recorded it."""
+    conn.execute(update(model_calls).where(model_calls.c.call_id == call.call_id)
+                 .values(**_progress_values(call, progress)))
+
+
+def finish_call(conn: Connection, call_id: str, outcome: CallOutcome, *, call: Call | None = None,
+                progress=None) -> None:
+    """End the call, with the provider's final counts; work that never reached the model (or
+    that the provider refused before doing any) costs nothing."""
     values = dict(outcome=outcome.value, finished_at=db_now())
+    if progress is not None and call is not None:
+        values.update(_progress_values(call, progress))
     if not outcome.billed:
         values["cost"] = 0
     conn.execute(update(model_calls).where(model_calls.c.call_id == call_id).values(**values))
+
+
+def record_agreement(conn: Connection, call: Call, *, serving_provider: str,
+                     candidate_provider: str, candidate_model: str, verdicts: dict) -> None:
+    """One shadow comparison, a row per field; a retried write adds nothing."""
+    insert = insert_for(conn)
+    rows = [dict(call_id=call.call_id, job_id=call.job.claim.job_id, account=call.job.account,
+                 started_at=db_now(), serving_provider=serving_provider,
+                 candidate_provider=candidate_provider, candidate_model=candidate_model[:120],
+                 field=name, agreement=verdict.value) for name, verdict in verdicts.items()]
+    if rows:
+        conn.execute(insert(shadow_fields).values(rows).on_conflict_do_nothing(
+            index_elements=[shadow_fields.c.call_id, shadow_fields.c.field]))

@@ -181,9 +181,40 @@ model_calls = Table(
     Column("cost", Numeric(12, 6), nullable=False),
     Column("worker", String(120), nullable=False),
     Column("fencing_token", Integer, nullable=False),
+    # The provider behind the call (NULL: written before providers, the rules) and what it
+    # counted: the ids it gave (its idempotency token, its job, its latest answer), the
+    # requests it may bill, tokens and pages. cost_basis: flat | estimate | usage.
+    Column("provider", String(16), nullable=True),
+    Column("model", String(120), nullable=True),
+    Column("client_token", String(64), nullable=True),
+    Column("provider_job_id", String(64), nullable=True),
+    Column("provider_request_id", String(200), nullable=True),
+    Column("provider_requests", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("input_tokens", BigInteger, nullable=False, default=0, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, default=0, server_default=text("0")),
+    Column("pages", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("cost_basis", String(8), nullable=True),
     Index(None, "job_id"),
     Index("uq_model_calls_call_id", "call_id", unique=True),
 )
+
+# The shadow comparison: per field of each candidate run, how it agreed with the served result.
+shadow_fields = Table(
+    "shadow_fields", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("call_id", String(40), nullable=False),
+    Column("job_id", String(32), nullable=False),
+    Column("account", String(63), nullable=False),
+    Column("started_at", UTC, nullable=False),
+    Column("serving_provider", String(16), nullable=False),
+    Column("candidate_provider", String(16), nullable=False),
+    Column("candidate_model", String(120), nullable=False),
+    Column("field", String(40), nullable=False),
+    Column("agreement", String(16), nullable=False),  # domain.providers.Agreement
+    UniqueConstraint("call_id", "field"),
+)
+Index("ix_shadow_fields_day", func.date(shadow_fields.c.started_at),
+      shadow_fields.c.candidate_provider, shadow_fields.c.field, shadow_fields.c.agreement)
 # The duplicate-work report reads a day's calls in this order, from the index alone.
 Index("ix_model_calls_day_hash_outcome", func.date(model_calls.c.started_at),
       model_calls.c.operation, model_calls.c.request_hash, model_calls.c.started_at,
