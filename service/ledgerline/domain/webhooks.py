@@ -157,6 +157,9 @@ def check_url(url: str, policy: AddressPolicy) -> tuple[str, str, int]:
     if any(ch.isspace() or ord(ch) < 0x20 for ch in url):
         raise ValueError("url must not contain spaces or control characters")
     host = parts.hostname
+    if parts.scheme != "https" and not policy.allowed:
+        raise Refused(f"plain {parts.scheme}:// is allowed only to "
+                      "LEDGERLINE_WEBHOOK_ALLOW_NETWORKS, and none are allowed")
     if host in LOCALHOST_NAMES or host.endswith(".localhost"):
         policy.check("127.0.0.1", parts.scheme)
     else:
