@@ -16,7 +16,7 @@ from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import results
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
-from tests.conftest import make_tenant
+from tests.conftest import make_tenant, operator_key
 from tests.fakes import ControlledExtractor, pdf_bytes
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas"
@@ -292,3 +292,22 @@ def test_concurrent_corrections_each_get_their_own_version(env):
     shown = env.invoice("customer", invoice_id).json["extraction"]["fields"]["purchase_order"]
     assert shown["value"] == chain[-1]["value"]
 
+
+
+def test_the_dashboard_shows_the_review_queue_per_account(reviewing):
+    env = reviewing
+    globex = make_tenant(env.services, "globex")
+    first = env.completed("customer", pdf_bytes("queue-1"))
+    env.completed("customer", pdf_bytes("queue-2"))
+    env.client.post("/v1/accounts/globex/invoices", data=pdf_bytes("queue-3"), headers={
+        "Authorization": f"Bearer {globex.keys['customer']}", "Content-Type": "application/pdf"})
+    env.work()
+    env.client.post(f"/v1/accounts/acme/invoices/{first}/review", headers=env.headers("customer"))
+    page = env.client.get("/dashboard", headers={
+        "Authorization": f"Bearer {operator_key(env.services)}"})
+    assert page.status_code == 200
+    html = page.data.decode()
+    table = html[html.index('<table id="review-queue">'):]
+    table = table[:table.index("</table>")]
+    rows = [row.split("</td>")[:2] for row in table.split("<tr><td>")[1:]]
+    assert [(a, n.rsplit(">", 1)[-1]) for a, n in rows] == [("acme", "1"), ("globex", "1")]
