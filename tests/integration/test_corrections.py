@@ -311,3 +311,22 @@ def test_the_dashboard_shows_the_review_queue_per_account(reviewing):
     table = table[:table.index("</table>")]
     rows = [row.split("</td>")[:2] for row in table.split("<tr><td>")[1:]]
     assert [(a, n.rsplit(">", 1)[-1]) for a, n in rows] == [("acme", "1"), ("globex", "1")]
+
+
+def test_duplicates_are_found_among_all_of_a_sellers_invoices_folded_like_the_rule(env):
+    ids = [env.upload("customer", pdf_bytes(f"same-seller-{n}"))["id"] for n in range(52)]
+    env.work()
+    # Same seller, gross and issue date: every earlier one, not only the oldest 50.
+    flagged = env.invoice("customer", ids[-1]).json["possible_duplicates"]
+    assert [d["id"] for d in flagged] == ids[:-1]
+    # Folding beyond ASCII (which SQLite's lower() cannot do): "ß" is "ss", "Ü" is "ü".
+    env.patch("customer", ids[0], {"fields": {"seller_name": "Müller Straße GmbH",
+                                              "invoice_number": "RE-1"}})
+    env.patch("customer", ids[1], {"fields": {"seller_name": "MÜLLER  STRASSE GMBH",
+                                              "invoice_number": "re-1",
+                                              "issue_date": "2026-01-05"}})
+    assert env.invoice("customer", ids[1]).json["possible_duplicates"] == [
+        {"id": ids[0], "matched_on": ["seller_name", "invoice_number"]}]
+    listed = env.get("customer", "/v1/accounts/acme/invoices",
+                     query_string={"seller": "müller strasse"}).json["items"]
+    assert {i["id"] for i in listed} == {ids[0], ids[1]}
