@@ -56,3 +56,26 @@ def test_extract_runs_the_configured_sandbox_and_reports_bad_files(tmp_path):
     assert first == {"file": str(bomb), "error": {"code": "pdf_too_large",
                                                   "message": first["error"]["message"]}}
     assert second["schema_version"] == "invoice-v1"
+
+
+def test_account_lifecycle_commands_refuse_what_they_cannot_do(tmp_path):
+    env = env_for(tmp_path)
+    ledgerline(env, "db", "upgrade")
+    ledgerline(env, "accounts", "create", "acme")
+    usage = ledgerline(env, "accounts", "set-retention", "acme", check=False)
+    assert usage.returncode == 2 and "--days N or --forever" in usage.stderr
+    both = ledgerline(env, "accounts", "set-retention", "acme", "--days", "3", "--forever",
+                      check=False)
+    assert both.returncode == 2
+    unknown = ledgerline(env, "accounts", "set-retention", "nope", "--days", "3", check=False)
+    assert unknown.returncode == 1 and "no account" in unknown.stderr
+    forever = ledgerline(env, "accounts", "set-retention", "acme", "--forever")
+    assert "until deleted" in forever.stderr
+    asked = ledgerline(env, "accounts", "delete", "acme", check=False)  # no terminal: no "yes"
+    assert asked.returncode != 0 and "Aborted" in asked.stderr
+    assert json.loads(ledgerline(env, "keys", "list", "--format", "json").stdout) == []
+    bad = ledgerline(env, "keys", "rotate", "key_missing", check=False)
+    assert bad.returncode == 1 and "no key" in bad.stderr
+    assert json.loads(ledgerline(env, "accounts", "delete", "acme", "--yes").stdout) == {
+        "deleted": "acme", "rows": 0, "objects": 0}
+    assert ledgerline(env, "accounts", "create", "acme").returncode == 0  # the name is free
