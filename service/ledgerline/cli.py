@@ -345,6 +345,7 @@ def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
     """Extract each PDF offline and print one JSON document per line."""
     import blake3
 
+    from .adapters.extractor import conform
     from .bootstrap import configured_extractor
     from .extraction.errors import ExtractionError
 
@@ -358,7 +359,9 @@ def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
                 hasher.update(chunk)
         content_hash = f"blake3:{hasher.hexdigest()}"
         try:
-            document = extractor.extract(path, content_hash)
+            # the document exactly as the service would store it
+            document = conform(extractor.extract(path, content_hash), content_hash=content_hash,
+                               versions=extractor.versions)
         except ExtractionError as exc:
             failed += 1
             document = {"file": path, "error": {"code": exc.code, "message": exc.message}}
