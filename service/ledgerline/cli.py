@@ -342,7 +342,8 @@ def worker(concurrency: int, grace: float | None, deliveries: int) -> None:
 @click.option("--no-embedded-xml", is_flag=True, help="ignore embedded e-invoice XML")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
-    """Extract each PDF offline and print one JSON document per line."""
+    """Extract each PDF or scan (JPEG, PNG, TIFF, WebP, HEIF; told by content) offline and print
+    one JSON document per line."""
     import blake3
 
     from .adapters.extractor import conform

@@ -30,6 +30,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MIN_LEASE_SECONDS = 1.0  # below this, renewals (every third of a lease) become a busy loop
 MIN_EXTRACT_MEMORY_MB = 64  # the extraction child cannot even import its parser below this
 MIN_IDEMPOTENCY_TTL_SECONDS = 60.0  # shorter would expire keys of clients still retrying
+MAX_PORT = 65535
 
 
 class ConfigError(ValueError):
@@ -56,6 +57,9 @@ class Settings(BaseSettings):
     # Read embedded e-invoice XML; a different setting is a different extractor configuration
     # (and cache key): workers only take jobs keyed with their own.
     embedded_xml: bool = True
+    ocr_dpi: int = 300  # the highest resolution scans are read at (pages rendered, images scaled)
+    ocr_max_pixels: int = 100_000_000  # of one image page, checked before decoding
+    ocr_languages: str = "all"  # ISO 639-1 codes (en,de,…), the first primary, or "all"
     # Requests a minute per API key, per API process (http/security.py says why); 0 = off.
     rate_limit_per_minute: int = 600
     # PostgreSQL: connect timeout and statement timeout; past it plus a margin a silent
@@ -71,6 +75,22 @@ class Settings(BaseSettings):
     webhook_allow_networks: str = ""
     # One delivery attempt, redirects included, in seconds.
     webhook_timeout_seconds: float = 10.0
+    # The HTTP edge: what one client may hold of an API process (http/gevent_worker.py,
+    # http/limits.py). Headers, and the idle time before the next request on a kept-alive
+    # connection, within this many seconds, else the connection is closed.
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 120.0  # a whole request body; then 408, nothing accepted
+    max_requests_per_key: int = 64  # in flight at once per key and API process; 0 = no cap
+    max_waits_per_key: int = 32  # `Prefer: wait` holds at once per key and process; 0 = no cap
+    auth_failures_per_minute: int = 30  # unknown keys per client address and process; 0 = off
+    trusted_proxy_hops: int = 0  # proxies whose X-Forwarded-* headers are believed
+    metrics_token: str | None = None  # may read /metrics besides operator keys
+    metrics_snapshot_seconds: float = 15.0  # scrapes reuse the queue gauges this long
+    # Plain gunicorn (gunicorn_conf.py); `ledgerline serve` passes its own --host, --port
+    # and --workers.
+    bind: str = "0.0.0.0:8000"
+    api_workers: int = 2
+    api_connections: int = 1000  # per gevent process
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):
@@ -212,6 +232,35 @@ class Settings(BaseSettings):
             return False
         raise ValueError("must be 1 or 0 (on/off, true/false, yes/no)")
 
+    @field_validator("ocr_dpi", mode="before")
+    @classmethod
+    def _ocr_dpi(cls, value):
+        from .extraction.ocr.options import MAX_DPI, MIN_DPI
+
+        dpi = _number(value, int, MIN_DPI, f"a whole number of dpi from {MIN_DPI} to {MAX_DPI}")
+        if dpi > MAX_DPI:
+            raise ValueError(f"must be a whole number of dpi from {MIN_DPI} to {MAX_DPI}")
+        return dpi
+
+    @field_validator("ocr_max_pixels", mode="before")
+    @classmethod
+    def _ocr_pixels(cls, value):
+        from .extraction.ocr.options import MIN_MAX_PIXELS
+
+        return _number(value, int, MIN_MAX_PIXELS,
+                       f"a whole number of pixels, at least {MIN_MAX_PIXELS} (e.g. 100000000)")
+
+    @field_validator("ocr_languages", mode="before")
+    @classmethod
+    def _ocr_languages(cls, value):
+        from .extraction.ocr.options import TESSERACT_NAMES, OcrOptions
+
+        languages = OcrOptions.parse_languages(str(value))
+        if not languages or any(lang not in TESSERACT_NAMES for lang in languages):
+            raise ValueError(f"must be ISO 639-1 codes separated by commas, some of "
+                             f"{','.join(TESSERACT_NAMES)}, or all")
+        return ",".join(languages)
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _log_level(cls, value):
@@ -219,6 +268,43 @@ class Settings(BaseSettings):
         if level not in LOG_LEVELS:
             raise ValueError(f"must be one of: {', '.join(LOG_LEVELS)}")
         return level
+
+    @field_validator("header_timeout_seconds", "body_timeout_seconds", mode="before")
+    @classmethod
+    def _read_deadline(cls, value):
+        return _number(value, float, None, "a number of seconds greater than 0 (e.g. 10)")
+
+    @field_validator("max_requests_per_key", "max_waits_per_key", "auth_failures_per_minute",
+                     "trusted_proxy_hops", mode="before")
+    @classmethod
+    def _count(cls, value):
+        return _number(value, int, 0, "a whole number, 0 or more")
+
+    @field_validator("metrics_snapshot_seconds", mode="before")
+    @classmethod
+    def _snapshot(cls, value):
+        return _number(value, float, 0, "a number of seconds, 0 (no reuse) or more")
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _token(cls, value):
+        return (str(value).strip() or None) if value is not None else None
+
+    @field_validator("bind", mode="before")
+    @classmethod
+    def _bind(cls, value):
+        text = str(value).strip()
+        host, sep, port = text.rpartition(":")
+        if text.startswith("unix:") and text[5:]:
+            return text
+        if not (sep and host and port.isdigit() and int(port) <= MAX_PORT):
+            raise ValueError("must be HOST:PORT (0.0.0.0:8000, [::]:8000) or unix:PATH")
+        return text
+
+    @field_validator("api_workers", "api_connections", mode="before")
+    @classmethod
+    def _at_least_one(cls, value):
+        return _number(value, int, 1, "a whole number, at least 1")
 
 
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)")

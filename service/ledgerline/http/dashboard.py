@@ -104,17 +104,17 @@ def _operator_from_cookie():
 
 @bp.get("/dashboard")
 def dashboard():
+    last = _last_day(request.args)
     if request.headers.get("Authorization"):
         require_operator(current_caller())  # a bearer key: the API's rules (401, 404)
     elif request.cookies.get(COOKIE) is None:
-        return _html(_page(LOGIN, error=None))
+        return _html(_page(LOGIN, error=None, to=request.args.get("to")))
     elif _operator_from_cookie() is None:  # signed out, ran out, revoked, or forged
         resp = _html(_page(LOGIN, error="Your session has ended; sign in with an operator "
-                                        "key."), 401)
+                                        "key.", to=request.args.get("to")), 401)
         resp.delete_cookie(COOKIE, path=COOKIE_PATH)
         return resp
-    last = (report.parse_day(request.args["to"], "to") if "to" in request.args
-            else datetime.now(timezone.utc).date())
+    last = last or datetime.now(timezone.utc).date()
     span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
@@ -137,12 +137,15 @@ def login():
     _same_origin()
     _limit_sign_ins()
     secret = (request.form.get("key") or "").strip()
+    last = _last_day(request.form)
     operator = _operator(secret)
     if operator is None:
-        return _html(_page(LOGIN, error="That key is not an operator key."), 401)
+        return _html(_page(LOGIN, error="That key is not an operator key.",
+                           to=request.form.get("to")), 401)
     with transaction(_services().engine, write=True) as conn:
         session_id = sessions.open_session(conn, operator.key_id, SESSION_SECONDS)
-    resp = redirect("/dashboard", code=303)
+    # Back to the days the operator asked for before signing in.
+    resp = redirect(f"/dashboard?to={last.isoformat()}" if last else "/dashboard", code=303)
     resp.set_cookie(COOKIE, _signer().dumps(session_id), max_age=SESSION_SECONDS,
                     path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
     return resp
@@ -159,6 +162,11 @@ def logout():
     resp = redirect("/dashboard", code=303)
     resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
     return resp
+
+
+def _last_day(values):
+    """The `to` day of a query or form, validated (400 otherwise); None when not given."""
+    return report.parse_day(values["to"], "to") if "to" in values else None
 
 
 def _same_origin() -> None:
@@ -258,6 +266,7 @@ LOGIN = """<header><h1>Ledgerline · duplicate work</h1></header>
  {% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
  <label for="key">Operator API key</label>
  <input id="key" name="key" type="password" autocomplete="off" required>
+ {% if to %}<input type="hidden" name="to" value="{{ to }}">{% endif %}
  <button type="submit">Sign in</button>
 </form>
 </main>
