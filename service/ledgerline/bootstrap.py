@@ -13,7 +13,6 @@ from .adapters.job_endings import JobEndings
 from .adapters.sandbox import SandboxedExtractor, SandboxLimits
 from .adapters.storage import ObjectStore, open_store
 from .config import Settings
-from .domain.key_cache import KeyCache
 from .domain.providers import Provider
 
 
@@ -35,8 +34,6 @@ class Services:
     work_available: threading.Event = field(default_factory=threading.Event)
     # What `Prefer: wait` requests wait on: told when a job ends, in this process or another.
     job_endings: JobEndings = field(init=False)
-    # API-key lookups, reused for at most a second; revoking a key calls forget() here.
-    key_cache: KeyCache = field(default_factory=KeyCache)
 
     def __post_init__(self):
         self.job_endings = JobEndings(self.engine)

@@ -8,6 +8,7 @@ settings from arguments alone, as tests do.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -21,6 +22,7 @@ from sqlalchemy.exc import ArgumentError
 
 from .domain.cache import CacheMode
 from .domain.providers import Provider
+from .domain.webhooks import AddressPolicy, parse_networks
 
 PREFIX = "LEDGERLINE_"
 SECRET_FIELDS = ("openai_api_key", "openai_api_key_file", "ledgerline_openai_api_key",
@@ -31,6 +33,7 @@ POSTGRES_ALIASES = ("postgres", "postgresql")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MIN_LEASE_SECONDS = 1.0  # below this, renewals (every third of a lease) become a busy loop
 MIN_EXTRACT_MEMORY_MB = 64  # the extraction child cannot even import its parser below this
+MIN_IDEMPOTENCY_TTL_SECONDS = 60.0  # shorter would expire keys of clients still retrying
 MAX_PORT = 65535
 
 
@@ -68,6 +71,14 @@ class Settings(BaseSettings):
     db_timeout_seconds: float = 5.0
     access_log: bool | None = None  # None: on under `ledgerline serve`
     log_level: str = "info"
+    # After this many seconds an Idempotency-Key names nothing any more: the same key starts
+    # a new operation (24 h, the IETF draft's suggestion and Stripe's figure).
+    idempotency_key_ttl: float = Field(86_400.0, validation_alias="LEDGERLINE_IDEMPOTENCY_KEY_TTL")
+    # Networks webhooks may reach although they are not public (loopback, private, …), and
+    # over plain http://: comma-separated CIDRs. Empty: public HTTPS addresses only.
+    webhook_allow_networks: str = ""
+    # One delivery attempt, redirects included, in seconds.
+    webhook_timeout_seconds: float = 10.0
     # The HTTP edge: what one client may hold of an API process (http/gevent_worker.py,
     # http/limits.py). Headers, and the idle time before the next request on a kept-alive
     # connection, within this many seconds, else the connection is closed.
@@ -185,10 +196,34 @@ class Settings(BaseSettings):
                        f"{MIN_LEASE_SECONDS:g} (e.g. 30)")
 
     @field_validator("extract_timeout_seconds", "db_timeout_seconds", "provider_timeout_seconds",
+                     "webhook_timeout_seconds",
                      mode="before")
     @classmethod
     def _seconds(cls, value):
         return _number(value, float, None, "a number of seconds greater than 0 (e.g. 5)")
+
+    @field_validator("idempotency_key_ttl", mode="before")
+    @classmethod
+    def _ttl(cls, value):
+        seconds = _duration(value)
+        if seconds is None or seconds < MIN_IDEMPOTENCY_TTL_SECONDS:
+            raise ValueError("must be a duration of at least 1m: seconds (86400) or with a "
+                             "unit (24h, 90m, 7d)")
+        return seconds
+
+    @field_validator("webhook_allow_networks", mode="before")
+    @classmethod
+    def _networks(cls, value):
+        try:
+            networks = parse_networks(str(value))
+        except ValueError:
+            raise ValueError("must be comma-separated networks in CIDR form "
+                             "(127.0.0.1/32,10.0.0.0/8,::1/128)") from None
+        return ",".join(str(n) for n in networks)
+
+    @property
+    def webhook_policy(self) -> AddressPolicy:
+        return AddressPolicy(parse_networks(self.webhook_allow_networks))
 
     @field_validator("extract_memory_mb", mode="before")
     @classmethod
@@ -351,6 +386,16 @@ class Settings(BaseSettings):
     @classmethod
     def _at_least_one(cls, value):
         return _number(value, int, 1, "a whole number, at least 1")
+
+
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(value) -> float | None:
+    """Seconds of `86400`, `90s`, `90m`, `24h` or `7d`; None if it is none of these."""
+    match = _DURATION.fullmatch(str(value).strip().lower())
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)] if match else None
 
 
 def _number(value, kind, minimum, accepted: str):

@@ -107,15 +107,22 @@ def post_worker_init(worker):
     thread = threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
                               name="embedded-worker", daemon=True)
     thread.start()
-    worker._ledgerline_worker = (thread, shutdown)
+    # Webhook deliveries beside the extractions: the embedded default needs no other process.
+    from ledgerline.service_layer.webhooks import DeliveryWorker
+
+    deliveries = threading.Thread(target=DeliveryWorker(services).run, args=(shutdown.stop,),
+                                  name="embedded-webhooks", daemon=True)
+    deliveries.start()
+    worker._ledgerline_worker = ((thread, deliveries), shutdown)
 
 
 def worker_exit(server, worker):
     embedded = getattr(worker, "_ledgerline_worker", None)
     if embedded is not None:
-        thread, shutdown = embedded
+        threads, shutdown = embedded
         shutdown.request()
-        thread.join(timeout=graceful_timeout)
+        for thread in threads:
+            thread.join(timeout=graceful_timeout)
         shutdown.done()
 
 

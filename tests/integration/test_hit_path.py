@@ -2,14 +2,9 @@
 may and may not remember."""
 from __future__ import annotations
 
-import time
 
-from sqlalchemy import event, update
+from sqlalchemy import event
 
-from ledgerline.adapters.db.accounts import hash_key
-from ledgerline.adapters.db.engine import transaction
-from ledgerline.adapters.db.tables import api_keys
-from ledgerline.domain.key_cache import MAX_AGE_SECONDS
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
@@ -50,21 +45,3 @@ def test_a_cache_hit_takes_one_pooled_connection_and_writes_no_object(make_servi
     # shared one connection.
     assert checkouts.count == 1
     assert writes == []
-
-
-def test_a_forgotten_key_is_refused_at_once_and_any_key_within_a_second(make_services):
-    services = make_services(extractor=ControlledExtractor())
-    tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
-    customer, supplier = tenant.keys["customer"], tenant.keys["supplier"]
-    assert post(client, customer, pdf_bytes("a")).status_code == 202
-    assert post(client, supplier, pdf_bytes("b")).status_code == 202
-    with transaction(services.engine, write=True) as conn:  # as a revocation would leave it
-        conn.execute(update(api_keys).where(api_keys.c.key_hash.in_(
-            [hash_key(customer), hash_key(supplier)])).values(key_hash="revoked-" + api_keys.c.id))
-    # Revoked in this process: whatever revokes tells the cache, and the next request fails.
-    services.key_cache.forget(hash_key(customer))
-    assert post(client, customer, pdf_bytes("c")).status_code == 401
-    # Revoked elsewhere: honoured within the cache's second.
-    time.sleep(MAX_AGE_SECONDS)
-    assert post(client, supplier, pdf_bytes("d")).status_code == 401

@@ -59,7 +59,7 @@ def test_old_ledger_rows_go_and_everything_an_invoice_shows_stays(env):
     assert env.upload("kept").headers["Ledgerline-Cache"] == "hit"  # the cache entry stays
     assert purge(env.services, timedelta(days=30)).as_dict() == {
         "calls": 0, "jobs": 0, "results": 0, "originals": 0, "adopted_objects": 0,
-        "shadow_fields": 0}
+        "shadow_fields": 0, "invoices": 0, "webhook_deliveries": 0, "sessions": 0}
 
 
 def test_what_only_deleted_invoices_used_goes_with_them(env):

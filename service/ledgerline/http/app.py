@@ -5,7 +5,8 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .. import metrics
-from . import dashboard, docs, invoices, limits, ops, problems, reports, security
+from . import (auth, dashboard, docs, invoices, limits, ops, problems, reports, security,
+               webhooks)
 
 
 def create_app(services) -> Flask:
@@ -18,8 +19,10 @@ def create_app(services) -> Flask:
     problems.install(app)
     security.install(app, settings.rate_limit_per_minute)
     limits.install(app, settings)
+    auth.install(app)
     app.register_blueprint(ops.bp)
     app.register_blueprint(invoices.bp)
+    app.register_blueprint(webhooks.bp)
     app.register_blueprint(reports.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(docs.bp)

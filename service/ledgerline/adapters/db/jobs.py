@@ -15,7 +15,9 @@ from datetime import datetime
 
 from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select, update
 
+from ...domain.duplicates import seller_key
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
+from . import outbox
 from .clock import db_now, db_now_plus
 from .engine import insert_for
 from .notify import announce_job_ended
@@ -69,14 +71,24 @@ def _in_flight(table=jobs):
 
 # --- arrival ------------------------------------------------------------------------
 
-def job_by_idempotency_key(conn: Connection, account: str, caller_id: str, key: str):
+def job_by_idempotency_key(conn: Connection, account: str, caller_id: str, key: str,
+                           ttl_seconds: float):
+    """The operation under the caller's key; `expired` once it is older than the key's
+    lifetime (by the database's clock), after which the key names nothing."""
     return conn.execute(
         select(jobs.c.id, jobs.c.request_hash,
-               func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"))
+               func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
+               (jobs.c.created_at < db_now_plus(-ttl_seconds)).label("expired"))
         .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
         .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
                jobs.c.idempotency_key == key)
     ).first()
+
+
+def forget_idempotency_key(conn: Connection, job_id: str) -> None:
+    """The key expired: free it for a new operation (the old job and invoice stay)."""
+    conn.execute(update(jobs).where(jobs.c.id == job_id)
+                 .values(idempotency_key=None, updated_at=db_now()))
 
 
 def inflight_leader(conn: Connection, account: str, cache_key: str, *, joinable_only: bool):
@@ -157,12 +169,13 @@ def blob_key(conn: Connection, account: str, content_hash: str) -> str | None:
 
 
 def record_blob(conn: Connection, account: str, content_hash: str, storage_key: str,
-                size: int) -> None:
+                size: int) -> bool:
+    """Record a stored original; False when a row for it was already there."""
     insert = insert_for(conn)
-    conn.execute(insert(blobs).values(
+    return bool(conn.execute(insert(blobs).values(
         account=account, content_hash=content_hash, storage_key=storage_key, size=size,
         stored_at=db_now(),
-    ).on_conflict_do_nothing())
+    ).on_conflict_do_nothing()).rowcount)
 
 
 # --- retries asked for by a caller ----------------------------------------------------
@@ -256,6 +269,7 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
         mark_abandoned_calls(conn, row.id, row.fencing_token)
     if row.status == FAILED:
         announce_job_ended(conn, row.id)
+        outbox.job_event(conn, row.id, "invoice.failed", ATTEMPTS_EXHAUSTED)
         return Exhausted(row.id)
     return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
                       account=row.account, cache_key=row.cache_key,
@@ -312,7 +326,9 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
         document=json.dumps(document, separators=(",", ":")),
         invoice_number=value("invoice_number"), issue_date=value("issue_date"),
         seller_name=value("seller_name"), gross_total=value("gross_total"),
-        currency=value("currency"), created_at=db_now(),
+        currency=value("currency"), seller_key=seller_key(value("seller_name")),
+        review_required=(document.get("review") or {}).get("required") is True,
+        created_at=db_now(),
     ).on_conflict_do_nothing(index_elements=[results.c.id]))
     done = conn.execute(
         update(jobs).where(_fenced(job.claim))
@@ -329,6 +345,7 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
     if record_in_cache:
         _make_current(conn, job, result_id)
     announce_job_ended(conn, job.claim.job_id)
+    outbox.job_event(conn, job.claim.job_id, "invoice.completed")
     return True
 
 
@@ -357,6 +374,7 @@ def fail(conn: Connection, claim: Claim, code: str, message: str) -> bool:
     ).rowcount
     if done:
         announce_job_ended(conn, claim.job_id)
+        outbox.job_event(conn, claim.job_id, "invoice.failed", code)
     return bool(done) or _ended_under(conn, claim, FAILED)
 
 
