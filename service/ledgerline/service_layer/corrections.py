@@ -170,7 +170,7 @@ def _resolution(body) -> tuple[list | None, str | None]:
 def history(services, caller: Caller, account: str, invoice_id: str) -> list[dict]:
     """Every correction and review resolution of the invoice, oldest first."""
     with transaction(services.engine, write=False) as conn:
-        if reads.invoice_status(conn, caller, account, invoice_id) is None:
+        if reads.invoice_progress(conn, caller, account, invoice_id) is None:
             raise NotFound("no such invoice")
         return sql.history(conn, invoice_id)
 

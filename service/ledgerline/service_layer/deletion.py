@@ -25,7 +25,7 @@ from ..adapters.db.engine import transaction
 from ..adapters.storage import StorageUnavailable, account_prefix
 from ..domain.errors import Forbidden, NotFound, Unavailable
 from ..domain.identity import Caller
-from ..adapters.db.invoices import invoice_status
+from ..adapters.db.invoices import invoice_progress
 
 log = logging.getLogger(__name__)
 ACCOUNT_BATCH = 500
@@ -43,7 +43,7 @@ def delete_invoice(services, caller: Caller, account: str, invoice_id: str) -> N
         raise Forbidden(f"the {caller.role.value} role may not delete invoices")
     try:
         with transaction(services.engine, write=False) as conn:
-            visible = invoice_status(conn, caller, account, invoice_id) is not None
+            visible = invoice_progress(conn, caller, account, invoice_id) is not None
         if not visible or not _delete_one(services, account, invoice_id):
             raise NotFound("no such invoice")
     except OperationalError as exc:
