@@ -23,8 +23,9 @@ from tests.fakes import ControlledExtractor, pdf_bytes
 # again (on SQLite each read transaction also counts its BEGIN).
 READS_OF_ONE_WAIT = 10
 # What waiting adds to an upload that nobody works on: the job to watch, one look, the invoice
-# read again, each in its own read transaction (BEGIN and the statement on SQLite).
-READS_ADDED_BY_AN_IDLE_WAIT = 6
+# read again (its row and its possible duplicates), each in its own read transaction (BEGIN and
+# the statements on SQLite).
+READS_ADDED_BY_AN_IDLE_WAIT = 7
 
 
 class StatementCounter:
