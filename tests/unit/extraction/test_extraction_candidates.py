@@ -64,7 +64,9 @@ def test_finders_read_any_source_of_the_model():
     text = "Invoice No: 4711"
     line = Line(1, 50, 700, 200, 712, text, [None] * len(text), confidences=[0.9] * len(text))
     dt = DocText([Page(1, 595, 842, [line])])
-    (number,) = find_candidates(dt).fields["invoice_number"]
+    found = find_candidates(dt).fields["invoice_number"]
+    (number,) = [c for c in found if c.evidence.kind == "label"]
     assert number.value == "4711"
+    assert {c.value for c in found if c.evidence.kind == "page_id"} == {"4711"}
     assert line.span_confidence(12, 16) == 0.9
     assert Line(1, 0, 0, 1, 1, "x", [None]).span_confidence(0, 1) is None

@@ -20,6 +20,7 @@ from .amounts import add_tax_sum, choose_amounts, choose_first
 from .currency import choose_currency
 from .parties import choose_parties
 
+PAGE_KIND_PREFIX = "page_"
 DERIVED_DUE_CEILING = 0.6  # an amount due taken to be the gross total
 
 
@@ -74,7 +75,18 @@ def _amounts(dt: DocText, cands: dict, found: FoundCandidates) -> dict:
     return amounts
 
 
+def _labelled_view(found: FoundCandidates) -> FoundCandidates:
+    """The candidates the rules were written for: the page-wide ones (every amount, date,
+    identifier and name-like line, :mod:`..finders.page_values`) are for the ranker."""
+    fields = {
+        f: [c for c in cands if not c.evidence.kind.startswith(PAGE_KIND_PREFIX)]
+        for f, cands in found.fields.items()
+    }
+    return FoundCandidates(fields, found.facts)
+
+
 def choose(dt: DocText, found: FoundCandidates) -> Choice:
+    found = _labelled_view(found)
     reasons: list[str] = []
     cands = {f: rules.scored_labels(found.fields[f]) for f in ID_FIELDS + DATE_FIELDS}
     cands.update({f: rules.scored_labels(found.fields[f]) for f in AMOUNT_FIELDS})

@@ -15,6 +15,7 @@ from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 from .currency import currency_mentions
 from .header_fields import first_date_candidates, label_candidates
+from .page_values import page_value_candidates
 from .parties import party_candidates
 from .tax_ids import iban_candidates, vat_candidates
 
@@ -52,6 +53,8 @@ def find_candidates(dt: DocText) -> FoundCandidates:
     parties = party_candidates(dt)
     fields["seller_name"].extend(parties.seller)
     fields["buyer_name"].extend(parties.buyer + parties.recipients)
+    for name, found in page_value_candidates(dt).items():
+        fields[name].extend(found)
     facts = DocumentFacts(
         credit_note=is_credit_note(dt), paid_words=bool(V.paid_words.search(dt.full_folded))
     )

@@ -1,0 +1,144 @@
+"""The committed ranker: one LightGBM model per field, and a calibration map per field.
+
+The model file (``model.json.gz`` beside this module) holds, per ranked field, the booster as
+LightGBM's own text format and the calibration breakpoints, plus the feature names it was
+trained on (a file trained on other features refuses to load). :func:`load` reads it once per
+process. :meth:`Ranker.decide` turns a document's feature rows into one pick per field.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..document import AMOUNT_FIELDS
+from .calibration import Calibration
+from .features import FEATURE_NAMES, Row
+from .joint import Pick, choose_field, choose_totals
+from .rows import RANKED_FIELDS, DocumentRows
+
+MODEL_PATH = Path(__file__).with_name("model.json.gz")
+FORMAT = "ledgerline-ranker-1"
+
+
+class ModelFileError(RuntimeError):
+    pass
+
+
+@dataclass
+class FieldPick:
+    value: object
+    probability: float  # raw: the ranker's, joint for the totals
+    confidence: float  # calibrated
+    row: Row | None  # where it is printed (None: derived or not found)
+    derived: bool = False
+
+
+class Ranker:
+    def __init__(self, boosters: dict, calibrations: dict[str, Calibration], meta: dict):
+        self.boosters = boosters  # field -> lightgbm.Booster, or None (no training data)
+        self.calibrations = calibrations
+        self.meta = meta
+
+    def probabilities(self, doc: DocumentRows) -> dict[str, np.ndarray]:
+        out = {}
+        for f in RANKED_FIELDS:
+            x = doc.matrices[f]
+            booster = self.boosters.get(f)
+            if booster is None or not len(x):
+                out[f] = np.zeros(len(x))
+            else:
+                out[f] = booster.predict(x, num_threads=1)
+        return out
+
+    def decide(self, doc: DocumentRows, probs: dict[str, np.ndarray] | None = None):
+        """{field: FieldPick} for every ranked field."""
+        probs = self.probabilities(doc) if probs is None else probs
+        return decide(doc, probs, self.calibrations)
+
+
+def _values(rows: list[Row], p: np.ndarray) -> tuple[dict, dict]:
+    """Per value: the highest probability of any place it is printed, and that place."""
+    best: dict = {}
+    where: dict = {}
+    for r, q in zip(rows, p, strict=True):
+        if r.value is None:
+            continue
+        if q > best.get(r.value, -1.0):
+            best[r.value] = float(q)
+            where[r.value] = r
+    return best, where
+
+
+def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, FieldPick]:
+    picks: dict[str, FieldPick] = {}
+    values, where = {}, {}
+    for f in RANKED_FIELDS:
+        values[f], where[f] = _values(doc.rows[f], probs[f])
+    totals = choose_totals({f: values[f] for f in AMOUNT_FIELDS})
+    for f in RANKED_FIELDS:
+        pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f])
+        cal = calibrations.get(f)
+        conf = cal(pick.probability) if cal is not None else pick.probability
+        row = None if pick.derived else where[f].get(pick.value)
+        picks[f] = FieldPick(pick.value, pick.probability, conf, row, pick.derived)
+    return picks
+
+
+# ---------------------------------------------------------------------------- the file
+def dump(path: Path, boosters: dict, calibrations: dict, meta: dict) -> None:
+    data = {
+        "format": FORMAT,
+        "features": list(FEATURE_NAMES),
+        "meta": meta,
+        "fields": {
+            f: {
+                "booster": None if b is None else b.model_to_string(),
+                "calibration": calibrations[f].to_json(),
+            }
+            for f, b in boosters.items()
+        },
+    }
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    # mtime=0: the same model gives the same bytes
+    path.write_bytes(gzip.compress(blob, compresslevel=9, mtime=0))
+
+
+def read(path: Path) -> Ranker:
+    import lightgbm
+
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise ModelFileError(f"cannot read the ranker model {path.name}: {exc}") from exc
+    if data.get("format") != FORMAT or data.get("features") != list(FEATURE_NAMES):
+        raise ModelFileError(
+            f"the ranker model {path.name} was trained on other features; "
+            "rebuild it with `ledgerline-train`"
+        )
+    boosters, calibrations = {}, {}
+    for f, entry in data["fields"].items():
+        text = entry["booster"]
+        boosters[f] = None if text is None else lightgbm.Booster(model_str=text)
+        calibrations[f] = Calibration.from_json(entry["calibration"])
+    return Ranker(boosters, calibrations, data.get("meta", {}))
+
+
+@lru_cache(maxsize=1)
+def load() -> Ranker:
+    """The committed model, read once per process."""
+    return read(MODEL_PATH)
+
+
+def model_digest(path: Path = MODEL_PATH) -> str:
+    """SHA-256 of the model file: part of the configuration digest of the cache key."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "missing"
