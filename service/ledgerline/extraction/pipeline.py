@@ -1,17 +1,17 @@
 """The extraction pipeline: one PDF parse, embedded XML when present, the text layer always.
 
 Source (PDF text layer, embedded XML) → geometry index → candidate generation (``finders``) →
-choice (``choice``) → EN 16931 validations → the invoice-v1 document.
+the learned ranker (``ranker``) → EN 16931 validations → the invoice-v1 document.
 """
 
 from __future__ import annotations
 
 from . import document as D
-from .choice import choose
 from .errors import ExtractionError
 from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
+from .ranker import choose
 from .sources.einvoice_xml import pick_invoice_attachment
 from .sources.pdf_text import parse_pdf
 from .validation import apply_to_confidence, run_all
@@ -34,8 +34,9 @@ def _text_entries(fields: dict) -> dict:
 
 def _text_layer(dt: DocText) -> tuple[dict, list, list[str]]:
     """Fields (the chosen candidates), line items and review reasons from the page's text."""
-    choice = choose(dt, find_candidates(dt))
-    items = extract_line_items(dt, credit_note=choice.credit_note)
+    found = find_candidates(dt)
+    items = extract_line_items(dt, credit_note=found.facts.credit_note)
+    choice = choose(dt, found, items)
     reasons = list(choice.reasons)
     for name in choice.vat_checksum_failed:
         reasons.append(f"{name}: printed VAT identifier fails its checksum")

@@ -31,7 +31,6 @@ from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..finders import parties as P
 from ..finders.header_fields import LABEL_FIELDS, _plain_hits
-from ..finders.labels import match_labels, resolve
 from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 
@@ -62,7 +61,9 @@ CONTEXT_FIELDS = (*LABEL_FIELDS, "seller_vat_id", "iban")
 # How far the column above a value is read for its header, in line heights.
 COLUMN_REACH_HEIGHTS = 25
 COLUMN_X_SLACK = 6.0  # points
-ITEM_ROW_AMOUNTS = 3  # a row with this many amounts is an item-table (or tax-table) row
+ITEM_ROW_AMOUNTS = 3
+# A party's block: the lines under its name, this many line heights down, this many points aside.
+BLOCK_REACH_HEIGHTS, BLOCK_X = 10, 80  # a row with this many amounts is an item-table (or tax-table) row
 
 FEATURE_NAMES = (
     # label evidence of the finders, for this field
@@ -82,11 +83,13 @@ FEATURE_NAMES = (
     "amount_row_from_bottom", "line_chars",
     # value
     "v_log", "v_negative", "v_decimals", "v_rank", "v_is_max", "v_count", "v_sum_of_two",
-    "v_part_of_sum", "v_ratio_to_max", "v_currency_near",
+    "v_part_of_sum", "v_ratio_to_max", "v_currency_near", "v_items_sum", "v_items_ratio",
     "id_len", "id_digits", "id_letters", "id_digit_share", "id_separators", "id_is_vat_or_iban",
+    "id_date_like", "id_in_label",
     "date_rank", "date_count", "date_days_from_first", "date_days_to_last",
     "name_words", "name_len", "name_upper_share", "name_has_legal_form", "name_in_buyer_block",
-    "name_first_namelike", "name_in_domain", "name_count",
+    "name_first_namelike", "name_in_domain", "name_count", "name_digits", "name_after_sub_label",
+    "name_line_has_label", "name_block_seller_vat", "name_block_buyer_vat", "name_near_iban",
     # the rules' verdict
     "rules_score", "rules_pick",
 )
@@ -96,6 +99,9 @@ CATEGORICAL = ("lab_relation", "left_class", "cell_class", "col_class", "above_c
 _CONTACT = re.compile(r"\b(?:tel|fax|phone|telefon|mobile?|mob|gsm|tlf|puh)\b|\+\d")
 _DOMAIN = re.compile(r"(?:www\.|@|https?://)([a-z0-9.-]+)")
 _LETTER_WORD = re.compile(r"[a-z]{3,}")
+_LETTERS = re.compile(r"[a-z]{2}")
+_VAT_OR_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,}")
+_CURRENCY_NEAR = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|kr|z[łl]|K[čc]")
 
 
 @dataclass
@@ -112,9 +118,16 @@ class DocContext:
     """What every row of a document's features reads: label hits per line, the document's
     amounts, dates and domains, the usual text height. Built once per document."""
 
-    def __init__(self, dt: DocText, credit_note: bool):
+    def __init__(
+        self, dt: DocText, credit_note: bool, lines_of: dict | None = None, items_sum=None
+    ):
         self.dt = dt
+        self.items_sum = items_sum  # the line items' net amounts added up, or None
         self.credit_note = credit_note
+        lines_of = lines_of or {}
+        self.seller_vat_lines = lines_of.get("seller_vat_id", ())
+        self.buyer_vat_lines = lines_of.get("buyer_vat_id", ())
+        self.iban_lines = lines_of.get("iban", ())
         self.pages = max(dt.by_page) if dt.by_page else 1
         heights = [ln.height for ln in dt.lines] or [1.0]
         self.median_height = statistics.median(heights)
@@ -125,12 +138,13 @@ class DocContext:
                 self.label_lines.setdefault(dt.lines[i].page, []).append(i)
         self.amount_rows = self._amount_rows()
         self.domains = " ".join(m.group(1) for m in _DOMAIN.finditer(dt.full_folded))
+        self._contexts: dict = {}
 
     def _line_classes(self, i: int) -> list[tuple[int, float, int, int]]:
         """(class, weight, start, end) of every label on line i."""
         f = self.dt.folded[i]
         out = []
-        if re.search(r"[a-z]{2}", f):
+        if _LETTERS.search(f):
             for h in self.dt.labels(i, CONTEXT_FIELDS, _plain_hits):
                 out.append((CLASS_INDEX[h.field], h.weight, h.start, h.end))
             for rx, name in (
@@ -157,6 +171,60 @@ class DocContext:
                 y = round(self.dt.lines[i].y0)
                 if y in rank:
                     out[i] = rank[y]
+        return out
+
+    def block_has(self, i: int, lines, reach: float = BLOCK_REACH_HEIGHTS) -> bool:
+        """Is one of ``lines`` in the block of line i: below it (or on its row) within
+        ``reach`` line heights, starting near its left edge?"""
+        dt = self.dt
+        ln = dt.lines[i]
+        for j in lines:
+            other = dt.lines[j]
+            if other.page != ln.page:
+                continue
+            drop = ln.y0 - other.y0
+            if -0.5 * ln.height <= drop <= reach * ln.height and abs(other.x0 - ln.x0) < BLOCK_X:
+                return True
+        return False
+
+    def context(self, i: int, start: int, x0: float, x1: float) -> dict:
+        """The labels around a value at line i, column start, x-range [x0, x1] (cached: the
+        same place is a candidate of several fields)."""
+        key = (i, start, x0, x1)
+        got = self._contexts.get(key)
+        if got is None:
+            got = self._compute_context(i, start, x0, x1)
+            self._contexts[key] = got
+        return got
+
+    def _compute_context(self, i: int, start: int, x0: float, x1: float) -> dict:
+        dt = self.dt
+        out: dict = {}
+        left = self.left_on_line(i, start)
+        if left:
+            out.update(left_class=left[0], left_weight=left[1], left_distance=left[2])
+        cell = self.left_cell(i)
+        if cell:
+            width = dt.page_size[dt.lines[i].page][0] or 1.0
+            out.update(cell_class=cell[0], cell_weight=cell[1], cell_gap=cell[2] / width)
+        col = self.column_above(i, x0, x1)
+        if col:
+            out.update(col_class=col[0], col_weight=col[1], col_heights=col[2])
+            out["col_values_between"] = col[2] > 1.6
+        j = dt.line_above_index(i)
+        if j is not None and self.hits[j]:
+            out["above_class"] = self.hits[j][0][0]
+        row = dt.row_of(i)
+        row_text = " ".join(dt.lines[k].text for k in row)
+        out["row_has_percent"] = "%" in row_text
+        out["row_amounts"] = sum(len(dt.amounts(k)) for k in row)
+        out["row_rightmost"] = row[-1] == i
+        out["_row_classes"] = {h[0] for k in row for h in self.hits[k]}
+        before = dt.folded[i][:start]
+        out["line_paid_words"] = any(h[0] == CLASS_INDEX["paid"] for h in self.hits[i])
+        other = V.contexts["numbered_not_invoice"].search(before.rstrip(" :#.")[-40:])
+        out["line_other_number"] = bool(other)
+        out["line_contact"] = bool(_CONTACT.search(before[-30:]))
         return out
 
     # ------------------------------------------------------------------ labels around a value
@@ -218,7 +286,7 @@ def _span_overlaps(dt: DocText, j: int, hit, x0: float, x1: float) -> bool:
 def _place(c: Candidate):
     if c.line is None or c.bbox is None:
         return ("value", str(c.value))
-    return (c.line, round(c.bbox[0], 1))
+    return (c.line, round(c.bbox[0], 1), str(c.value))
 
 
 def group_rows(field: str, cands: list[Candidate]) -> list[Row]:
@@ -349,54 +417,16 @@ def _kind_features(put, r: Row) -> None:
 
 
 def _context_features(put, ctx: DocContext, field: str, i: int, start: int, bx) -> None:
-    dt = ctx.dt
     me = CLASS_INDEX.get(field, -1)
-    left = ctx.left_on_line(i, start)
-    if left:
-        put("left_class", left[0])
-        put("left_weight", left[1])
-        put("left_distance", left[2])
-        put("left_names_field", left[0] == me)
-    cell = ctx.left_cell(i)
-    if cell:
-        put("cell_class", cell[0])
-        put("cell_weight", cell[1])
-        put("cell_gap", cell[2] / (dt.page_size[dt.lines[i].page][0] or 1.0))
-        put("cell_names_field", cell[0] == me)
-    col = ctx.column_above(i, bx[0], bx[2])
-    if col:
-        put("col_class", col[0])
-        put("col_weight", col[1])
-        put("col_heights", col[2])
-        put("col_names_field", col[0] == me)
-        put("col_values_between", col[2] > 1.6)
-    above = dt.line_above(i)
-    if above:
-        cls = _classify_text(above)
-        put("above_class", cls)
-        put("above_names_field", cls == me)
-    row = dt.row_of(i)
-    row_text = " ".join(dt.lines[j].text for j in row)
-    put("row_has_percent", "%" in row_text)
-    put("row_amounts", sum(len(dt.amounts(j)) for j in row))
-    put("row_rightmost", row[-1] == i)
-    put("row_label_any_field", any(h[0] == me for j in row for h in ctx.hits[j]))
-    f = dt.folded[i][:start]
-    put("line_paid_words", bool(V.paid_words.search(dt.folded[i])))
-    put("line_other_number", bool(V.contexts["numbered_not_invoice"].search(f.rstrip(" :#.")[-40:])))
-    put("line_contact", bool(_CONTACT.search(f[-30:])))
-
-
-def _classify_text(folded: str) -> int:
-    """The class of the first label in a piece of folded text (0 when there is none)."""
-    hits = resolve(match_labels(folded, CONTEXT_FIELDS), folded)
-    if hits:
-        return CLASS_INDEX[min(hits, key=lambda h: h.start).field]
-    if V.seller_label.match(folded):
-        return CLASS_INDEX["seller_party"]
-    if V.buyer_label.match(folded):
-        return CLASS_INDEX["buyer_party"]
-    return 0
+    c = ctx.context(i, start, round(bx[0], 1), round(bx[2], 1))
+    for name, value in c.items():
+        if not name.startswith("_"):
+            put(name, value)
+    for slot in ("left", "cell", "col", "above"):
+        cls = c.get(f"{slot}_class")
+        if cls:
+            put(f"{slot}_names_field", cls == me)
+    put("row_label_any_field", me in c["_row_classes"])
 
 
 def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
@@ -406,16 +436,19 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
         a = abs(v)
         put("v_log", math.log10(float(a) + 1.0))
         put("v_negative", v < 0)
-        facts = r.cands[0].evidence.facts or {}
-        put("v_decimals", facts.get("decimals", a != a.to_integral_value()))
+        put("v_decimals", any(c.evidence.facts.get("decimals") for c in r.cands)
+            or a != a.to_integral_value())
         put("v_rank", doc.rank.get(v, -1))
         put("v_is_max", a == doc.max)
         put("v_sum_of_two", a in doc.sums)
         put("v_part_of_sum", a in doc.parts)
         put("v_ratio_to_max", float(a / doc.max) if doc.max else 0.0)
+        if ctx.items_sum:
+            put("v_items_sum", a == ctx.items_sum)
+            put("v_items_ratio", float(a / ctx.items_sum))
         if i is not None:
             text = ctx.dt.lines[i].text
-            put("v_currency_near", bool(re.search(r"[€$£¥₹]|\b[A-Z]{3}\b|kr|z[łl]|K[čc]", text)))
+            put("v_currency_near", bool(_CURRENCY_NEAR.search(text)))
     elif field in ID_FIELDS:
         s = str(v)
         digits = sum(ch.isdigit() for ch in s)
@@ -425,7 +458,11 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
         put("id_letters", letters)
         put("id_digit_share", digits / len(s) if s else 0.0)
         put("id_separators", sum(ch in "-/._" for ch in s))
-        put("id_is_vat_or_iban", bool(re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{8,}", s)))
+        put("id_is_vat_or_iban", bool(_VAT_OR_IBAN_SHAPE.fullmatch(s)))
+        put("id_date_like", any(c.evidence.facts.get("date_like") for c in r.cands))
+        if i is not None:
+            start = r.cands[0].evidence.facts.get("start", -1)
+            put("id_in_label", any(hs <= start < he for _c, _w, hs, he in ctx.hits[i]))
         put("v_count", value_counts.get(v, 1))
     elif field in DATE_FIELDS and v is not None and not isinstance(v, str):
         put("date_rank", doc.values.index(v) if v in doc.values else -1)
@@ -444,6 +481,13 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
             put("name_in_buyer_block", _in_buyer_block(ctx, i))
             page1 = ctx.dt.by_page.get(1, [])
             put("name_first_namelike", bool(page1) and i == _first_namelike(ctx))
+        put("name_digits", sum(ch.isdigit() for ch in s))
+        put("name_after_sub_label", any(c.evidence.facts.get("after_sub_label") for c in r.cands))
+        if i is not None:
+            put("name_line_has_label", bool(ctx.hits[i]))
+            put("name_block_seller_vat", ctx.block_has(i, ctx.seller_vat_lines))
+            put("name_block_buyer_vat", ctx.block_has(i, ctx.buyer_vat_lines))
+            put("name_near_iban", ctx.block_has(i, ctx.iban_lines, reach=4))
         words = _LETTER_WORD.findall(s.lower())
         put("name_in_domain", any(w in ctx.domains for w in words if w not in _COMMON_WORDS))
 

@@ -25,6 +25,8 @@ from .rows import RANKED_FIELDS, DocumentRows
 
 MODEL_PATH = Path(__file__).with_name("model.json.gz")
 FORMAT = "ledgerline-ranker-1"
+# An amount due the page does not print, taken to be the gross total, is at most this sure.
+DERIVED_DUE_CEILING = 0.6
 
 
 class ModelFileError(RuntimeError):
@@ -88,6 +90,10 @@ def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, Fiel
         conf = cal(pick.probability) if cal is not None else pick.probability
         row = None if pick.derived else where[f].get(pick.value)
         picks[f] = FieldPick(pick.value, pick.probability, conf, row, pick.derived)
+    due, gross = picks["amount_due"], picks["gross_total"]
+    if due.value is None and gross.value is not None and not doc.paid_words:
+        conf = min(DERIVED_DUE_CEILING, gross.confidence)
+        picks["amount_due"] = FieldPick(gross.value, gross.probability, conf, None, derived=True)
     return picks
 
 

@@ -8,21 +8,23 @@ printed place of a value) and their feature matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
 from ..choice import Choice, choose
 from ..document import AMOUNT_FIELDS
 from ..finders import FoundCandidates
+from ..finders.line_items import extract_line_items
 from ..geometry import DocText
 from .features import FEATURE_NAMES, DocContext, Row, field_rows
 
-# The fields the ranker chooses; the others (currency, VAT ids, IBAN) keep their own choice.
+# The fields the ranker chooses; the others (currency, VAT ids, IBAN, and the purchase order,
+# which no real invoice's truth gives) keep the hand-tuned choice.
 RANKED_FIELDS = (
     "invoice_number",
     "issue_date",
     "due_date",
-    "purchase_order",
     "seller_name",
     "buyer_name",
     "net_total",
@@ -37,12 +39,21 @@ class DocumentRows:
     rows: dict[str, list[Row]]
     matrices: dict[str, np.ndarray]  # field -> (len(rows), len(FEATURE_NAMES)) float32
     rules: Choice  # the hand-tuned choice: currency, VAT ids and IBAN come from it as they are
+    paid_words: bool  # the document says something was paid already
 
 
-def document_rows(dt: DocText, found: FoundCandidates) -> DocumentRows:
+def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
+    """``items``: the document's line items, whose sum is a feature of the totals (read here
+    when not given)."""
+    if items is None:
+        items = extract_line_items(dt, credit_note=found.facts.credit_note)
     rules = choose(dt, found)
     scores = {id(c): c.score for cands in found.fields.values() for c in cands}
-    ctx = DocContext(dt, found.facts.credit_note)
+    lines_of = {
+        f: tuple(c.line for c in found.fields[f] if c.line is not None)
+        for f in ("seller_vat_id", "buyer_vat_id", "iban")
+    }
+    ctx = DocContext(dt, found.facts.credit_note, lines_of, _items_sum(items))
     rows, matrices = {}, {}
     for f in RANKED_FIELDS:
         pick = rules.fields.get(f)
@@ -56,4 +67,11 @@ def document_rows(dt: DocText, found: FoundCandidates) -> DocumentRows:
             if got
             else np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
         )
-    return DocumentRows(rows, matrices, rules)
+    return DocumentRows(rows, matrices, rules, found.facts.paid_words)
+
+
+def _items_sum(items: list) -> Decimal | None:
+    amounts = [li.get("net_amount") for li in items]
+    if not amounts or any(a is None for a in amounts):
+        return None
+    return abs(sum(amounts, Decimal(0)))
