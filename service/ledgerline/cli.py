@@ -141,28 +141,33 @@ def worker(concurrency: int, grace: float | None) -> None:
 
 @main.command()
 @click.option("--no-embedded-xml", is_flag=True, help="ignore embedded e-invoice XML")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-def extract(no_embedded_xml: bool, files: tuple[str, ...]) -> None:
-    """Extract each PDF offline and print one JSON document per line."""
-    import blake3
+@click.argument("paths", metavar="FILE|DIR...", nargs=-1, required=True,
+                type=click.Path(exists=True))
+def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
+    """Extract invoices offline: each FILE, and every accepted file under each DIR (recursive,
+    told by content). One JSON line per file: {"file", "document"} or {"file", "error"}; exit
+    status 1 when any file failed. On a terminal, a progress bar on stderr."""
+    from tqdm import tqdm
 
     from .bootstrap import configured_extractor
-    from .extraction.errors import ExtractionError
+    from .service_layer.offline_extract import answer, plan
 
+    work = plan(paths)
+    if not work.files:
+        click.echo("ledgerline extract: no accepted files (PDF or image) found", err=True)
+        return
     extractor = configured_extractor(Settings.from_env(), use_embedded_xml=not no_embedded_xml)
     failed = 0
-    for path in files:
-        hasher = blake3.blake3()
-        with open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                hasher.update(chunk)
-        content_hash = f"blake3:{hasher.hexdigest()}"
-        try:
-            document = extractor.extract(path, content_hash)
-        except ExtractionError as exc:
-            failed += 1
-            document = {"file": path, "error": {"code": exc.code, "message": exc.message}}
-        click.echo(json.dumps(document, ensure_ascii=False))
+    # disable=None: no bar unless stderr is a terminal; tqdm.write keeps the lines clear of it
+    with tqdm(total=len(work.files), unit="file", disable=None, dynamic_ncols=True) as bar:
+        for planned in work.files:
+            bar.set_description(os.path.basename(planned.path)[:30])
+            line = answer(extractor, planned)
+            failed += "error" in line
+            tqdm.write(json.dumps(line, ensure_ascii=False), file=sys.stdout)
+            sys.stdout.flush()  # a reader downstream sees each file as it is done
+            bar.set_postfix_str(f"{failed} failed, {work.skipped} skipped (no PDF or image)")
+            bar.update()
     if failed:
         sys.exit(1)
 

@@ -80,7 +80,7 @@ def test_a_completed_invoice_validates_against_the_served_schema(api_env):
         {"$ref": "urn:openapi#/components/schemas/InvoiceV1"}, registry=registry)
     offline = subprocess.run([str(Path(sys.executable).parent / "ledgerline"), "extract",
                               str(_tiny_pdf(api_env))], capture_output=True, text=True)
-    extraction = json.loads(offline.stdout.splitlines()[0])
+    extraction = json.loads(offline.stdout.splitlines()[0])["document"]
     validator.validate(extraction)
     assert extraction["versions"]["service"] == __version__  # every document says who made it
 

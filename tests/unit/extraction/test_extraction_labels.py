@@ -69,6 +69,61 @@ def test_fold_keeps_length_and_drops_accents():
         ("Te betalen", "amount_due"),
         ("Totale da pagare", "amount_due"),
         ("Währung:", "currency"),
+        # Polish, Czech, Portuguese, Swedish, Danish, Norwegian, Finnish
+        ("Faktura VAT nr", "invoice_number"),
+        ("Numer faktury", "invoice_number"),
+        ("Data wystawienia", "issue_date"),
+        ("Termin płatności", "due_date"),
+        ("Termin platnosci", "due_date"),
+        ("Razem netto", "net_total"),
+        ("Kwota VAT", "tax_total"),
+        ("Razem brutto", "gross_total"),
+        ("Do zapłaty", "amount_due"),
+        ("Faktura č.", "invoice_number"),
+        ("Číslo faktury", "invoice_number"),
+        ("Datum vystavení", "issue_date"),
+        ("Datum splatnosti", "due_date"),
+        ("Základ daně", "net_total"),
+        ("DPH celkem", "tax_total"),
+        ("Celkem s DPH", "gross_total"),
+        ("Celkem k úhradě", "amount_due"),
+        ("Měna:", "currency"),
+        ("Fatura n.º", "invoice_number"),
+        ("N.º da fatura", "invoice_number"),
+        ("Data de emissão", "issue_date"),
+        ("Data de vencimento", "due_date"),
+        ("Total sem IVA", "net_total"),
+        ("Valor IVA", "tax_total"),
+        ("Total do documento", "gross_total"),
+        ("Total a pagar", "amount_due"),
+        ("Moeda", "currency"),
+        ("Fakturanummer", "invoice_number"),
+        ("Fakturadatum", "issue_date"),
+        ("Förfallodatum", "due_date"),
+        ("Summa exkl. moms", "net_total"),
+        ("Momsbelopp", "tax_total"),
+        ("Summa inkl. moms", "gross_total"),
+        ("Att betala", "amount_due"),
+        ("Fakturanr.", "invoice_number"),
+        ("Fakturadato", "issue_date"),
+        ("Forfaldsdato", "due_date"),
+        ("Beløb ekskl. moms", "net_total"),
+        ("Moms i alt", "tax_total"),
+        ("I alt inkl. moms", "gross_total"),
+        ("At betale", "amount_due"),
+        ("Forfallsdato", "due_date"),
+        ("Sum eks. mva", "net_total"),
+        ("Mva-beløp", "tax_total"),
+        ("Sum inkl. mva", "gross_total"),
+        ("Å betale", "amount_due"),
+        ("Laskun numero", "invoice_number"),
+        ("Laskun päivämäärä", "issue_date"),
+        ("Eräpäivä", "due_date"),
+        ("Veroton summa", "net_total"),
+        ("ALV yhteensä", "tax_total"),
+        ("Yhteensä sis. ALV", "gross_total"),
+        ("Maksettava", "amount_due"),
+        ("Valuutta", "currency"),
     ],
 )
 def test_label_vocabulary(text, field):
@@ -83,6 +138,9 @@ def test_label_vocabulary(text, field):
         ("Total (incl. VAT)", "gross_total"),
         ("Summe zzgl. MwSt", "net_total"),
         ("Rechnungssumme ohne USt.", "net_total"),
+        ("Celkem bez DPH", "net_total"),
+        ("I alt ekskl. moms", "net_total"),
+        ("Totalt inkl. moms", "gross_total"),
     ],
 )
 def test_qualified_totals_are_not_vat_labels(text, field):
@@ -96,6 +154,8 @@ def test_weak_date_words_need_a_numbered_title_before_them():
     assert "issue_date" not in _fields("ZUGFeRD-Version: 2.1 vom 24.03.2020")
     # the number may sit in the cell to the left or on the line above
     assert "issue_date" in _fields("vom", prev="nr. 471102")
+    assert "issue_date" in _fields("Faktura VAT nr FV/12/2024 z dnia 05.03.2024")
+    assert "issue_date" in _fields("Faktura č. 2024017 ze dne 5. 3. 2024")
 
 
 def test_dates_of_other_events_are_not_issue_dates():

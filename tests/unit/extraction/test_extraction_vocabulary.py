@@ -69,6 +69,13 @@ def test_an_unknown_label_condition_is_refused(monkeypatch):
         ("1er fevrier 2020", dt.date(2020, 2, 1)),  # accents dropped
         ("2 mrt 2021", dt.date(2021, 3, 2)),
         ("9 giugno 2022", dt.date(2022, 6, 9)),
+        ("5 marca 2024", dt.date(2024, 3, 5)),  # Polish genitive
+        ("5. března 2024", dt.date(2024, 3, 5)),
+        ("20 de outubro de 2024", dt.date(2024, 10, 20)),
+        ("5 mars 2024", dt.date(2024, 3, 5)),
+        ("5. marts 2024", dt.date(2024, 3, 5)),
+        ("21. september 2025", dt.date(2025, 9, 21)),
+        ("5. maaliskuuta 2024", dt.date(2024, 3, 5)),  # Finnish partitive
     ],
 )
 def test_month_names_come_from_cldr(text, expected):
@@ -79,3 +86,25 @@ def test_currency_codes_are_iso_4217_in_use():
     assert {"EUR", "USD", "CHF", "PLN", "HRK", "BGN", "KZT"} <= CURRENCIES
     assert not {"XAU", "XTS", "XXX"} & CURRENCIES  # metals and test codes
     assert not {"ALL", "TOP", "PEN"} & CURRENCIES  # words printed in capitals
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("Att betala 1 250,00 kr\nBankgiro 123-4567", "SEK"),
+        ("CVR-nr. 12345678\nI alt 1.250,00 kr.", "DKK"),
+        ("Sum inkl. mva 1 250,00 kr", "NOK"),
+        ("Celkem 1 250,00 Kč", "CZK"),
+        ("Total R$ 1.250,00", "BRL"),
+        ("Razem 1 250,00 zl", "PLN"),
+    ],
+)
+def test_currency_words_of_the_later_languages(text, code):
+    folded = fold(text)
+    named = {c for rx, c in vocabulary.VOCABULARY.currency_words if rx.search(folded)}
+    assert named == {code}
+
+
+def test_a_bare_crown_names_no_currency():
+    folded = fold("Summa 1 250,00 kr")
+    assert not [c for rx, c in vocabulary.VOCABULARY.currency_words if rx.search(folded)]

@@ -1,6 +1,7 @@
 """The words invoices are read by: one data module per language, compiled here into patterns.
 
-Each language module (``en.py``, ``de.py``, ``fr.py``, ``es.py``, ``nl.py``, ``it.py``) holds
+Each language module (``en.py``, ``de.py``, ``fr.py``, ``es.py``, ``nl.py``, ``it.py``, ``pl.py``,
+``cs.py``, ``pt.py``, ``sv.py``, ``da.py``, ``no.py``, ``fi.py``) holds
 data only: tuples of phrases, written as regular-expression fragments against *folded* text
 (lower case, accents removed, see :func:`ledgerline.extraction.text.fold`). ``common.py`` holds
 what every language shares (number signs, the percent column). :func:`load` joins the phrases of
@@ -26,8 +27,11 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names.
-- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``COLUMN_HEADERS``: line-item tables (a line naming a
-  description or quantity column is an item-table header).
+- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``COLUMN_HEADERS``: line-item tables
+  (a row starting with a totals word closes the table, a section heading after the items too; a
+  row starting with a carried-forward word repeats the running sum at a page break; a line naming
+  a description or quantity column is an item-table header). ``COLUMN_HEADERS`` maps each kind
+  of :data:`COLUMN_KINDS` to the header words of that column.
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
 
 Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
@@ -51,8 +55,10 @@ from babel import Locale
 
 from ..text import fold
 
-LANGUAGES = ("en", "de", "fr", "es", "nl", "it")
+LANGUAGES = ("en", "de", "fr", "es", "nl", "it", "pl", "cs", "pt", "sv", "da", "no", "fi")
 LABEL_CONTEXTS = ("numbered_title", "other_document", "numbered_not_invoice", "other_date_context")
+# The columns of a line-item table a header cell may name; "unit_price_weak" is a word that names
+# the unit price only where nothing more specific does ("Preis", "prix").
 COLUMN_KINDS = (
     "vat_rate",
     "unit_price",
@@ -60,6 +66,10 @@ COLUMN_KINDS = (
     "net_amount",
     "unit_price_weak",
     "description",
+    "vat_amount",
+    "gross_amount",
+    "discount",
+    "unit",
 )
 # Where a language's data module names something the loader does not know, it is a typo.
 KNOWN_NAMES = frozenset(
@@ -67,7 +77,7 @@ KNOWN_NAMES = frozenset(
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
+    ITEM_SECTIONS CARRIED_FORWARD COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
     DELIVERY_LABELS DECLARED_CAPITAL CURRENCY_WORDS NUMBER_SIGN""".split()
 )
@@ -99,6 +109,7 @@ class Vocabulary:
     buyer_label: re.Pattern
     totals_row: re.Pattern
     item_section: re.Pattern
+    carried_forward: re.Pattern
     column_headers: dict[str, re.Pattern]
     item_table_header: re.Pattern
     not_the_issue_date: re.Pattern
@@ -309,6 +320,7 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         buyer_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "BUYER_LABELS"),
         totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),
         item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
+        carried_forward=rx(r"^(?:{})(?!\w)", "CARRIED_FORWARD"),
         column_headers=_column_headers(lang),
         item_table_header=_item_table_header(lang),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),

@@ -132,6 +132,7 @@ ITEM_SECTIONS = (
     r"zu-?\s*und\s+abschlage", "abschlage", "zuschlage", "rabatte", "nachlasse",
     "zahlungsbedingungen", "bemerkungen",
 )
+CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:ust|mwst|steuer|ust\.?\s*%|mwst-?%|steuersatz)\b", r"steuersatz|mwst-?%"),
     "quantity": (r"\b(?:menge|anzahl|anz|stunden|std|stk)\b",),
@@ -139,6 +140,12 @@ COLUMN_HEADERS = {
     "net_amount": (r"\b(?:\w*betrag|\w*summe|gesamt\w*|\w*wert|entgelt|netto)\b",),
     "unit_price_weak": (r"\bpreis\b",),
     "description": (r"\b(?:artikel\w*|bezeichnung|beschreibung|leistung|produkt|position)\b",),
+    "vat_amount": (r"\b(?:ust|mwst|steuer)[\s.-]*betrag\b",),
+    "gross_amount": (
+        r"\bbrutto\w*|\b\w*(?:betrag|summe|preis|gesamt)\s+(?:brutto|inkl\.?\s+(?:ust|mwst))\b",
+    ),
+    "discount": (r"\b(?:rabatt|nachlass)\w*",),
+    "unit": (r"^(?:einheit|eh|me|mengeneinheit)$",),
 }
 NOT_THE_ISSUE_DATE = ("liefer", "leistung", "bestell", "fallig")
 PAID_WORDS = (r"anzahlung\w*", r"bereits\s+(?:bezahlt|gezahlt)", "geleistete", r"vorauszahlung\w*")

@@ -126,6 +126,11 @@ BUYER_LABELS = (
 TOTALS_ROWS = (r"sub[\s-]?total", "total", r"tax\s+summary", r"vat\s+summary", r"net\s+total")
 # A section heading after the items.
 ITEM_SECTIONS = (r"allowances?", "charges", r"payment\s+terms", r"notes?\b")
+# A row starting with these repeats the running sum of the items at a page break.
+CARRIED_FORWARD = (
+    r"carried\s+forward", r"brought\s+forward", r"carry\s+forward", "c/f", "b/f",
+    r"balance\s+(?:carried|brought)\s+forward", r"transfer(?:red)?\s+from\s+previous\s+page",
+)
 # Line-item column headers, by the column they name.
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:vat|tax|tax\s+rate|vat\s+rate|vat\s*%|tax\s*%)\b",),
@@ -134,6 +139,13 @@ COLUMN_HEADERS = {
     "net_amount": (r"\b(?:amount|line\s+total|total|subtotal|net)\b",),
     "unit_price_weak": (),
     "description": (r"\b(?:description|item|product|service|article|details?)\b",),
+    "vat_amount": (r"\b(?:vat|tax|gst)\s+amount\b|\bamount\s+of\s+(?:vat|tax)\b",),
+    "gross_amount": (
+        r"\b(?:amount|total|price)\s+(?:incl\.?|including|inc\.?|with)\s*(?:vat|tax|gst)\b"
+        r"|\bgross(?:\s+amount)?\b",
+    ),
+    "discount": (r"\b(?:discount|disc\.?)(?!\w)",),
+    "unit": (r"^(?:uom|u/m|unit\s+of\s+measure)$",),
 }
 # A first-page date on a line with these words is not taken as the issue date.
 NOT_THE_ISSUE_DATE = ("deliver", "order", "due")
@@ -173,6 +185,6 @@ DECLARED_CAPITAL = ()
 CURRENCY_WORDS = {
     "EUR": (r"\beuros?\b",),
     "USD": (r"\bus\s*dollars?\b", r"\bu\.s\.\s*dollars?\b", r"\bus\$"),
-    "INR": (r"\brupees?\b", r"\brs\.?\s?\d", r"\binr\b"),
+    "INR": (r"\brupees?\b", r"\brs\.?[ ]?\d", r"\binr\b"),
     "GBP": (r"\bpounds?\s+sterling\b",),
 }

@@ -68,6 +68,7 @@ SELLER_LABELS = ("proveedor", "vendedor", "emisor")
 BUYER_LABELS = ("cliente", "destinatario", "comprador", r"facturar\s+a")
 TOTALS_ROWS = (r"base\s+imponible",)
 ITEM_SECTIONS = ("descuentos",)
+CARRIED_FORWARD = (r"suma\s+y\s+sigue", r"suma\s+anterior")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:cantidad|cant)\b",),
@@ -75,6 +76,10 @@ COLUMN_HEADERS = {
     "net_amount": (r"\bimporte\b",),
     "unit_price_weak": (r"\bprecio\b",),
     "description": (r"\b(?:descripcion|concepto|articulo)\b",),
+    "vat_amount": (r"\b(?:cuota\s+(?:de\s+)?iva|importe\s+(?:del\s+)?iva)\b",),
+    "gross_amount": (r"\b(?:total|importe)\s+(?:con\s+)?iva(?:\s+incluido)?\b",),
+    "discount": (r"\b(?:descuento|dto\.?)(?!\w)",),
+    "unit": (r"^(?:unidad|ud\.?|uds\.?)$",),
 }
 PAID_WORDS = ("pagado", "anticipo")
 

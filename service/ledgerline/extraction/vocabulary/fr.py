@@ -107,6 +107,7 @@ BUYER_LABELS = (
 )
 TOTALS_ROWS = (r"montant\s+h\.?t", r"total\s+ht", r"montant\s+(?:ht|ttc)", r"sous[\s-]total")
 ITEM_SECTIONS = ("remises", "majorations")
+CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:tva|taxe|taxes|tva\s*%|taux)\b",),
     "quantity": (r"\b(?:quantite|qte|nombre)\b",),
@@ -114,6 +115,10 @@ COLUMN_HEADERS = {
     "net_amount": (r"\b(?:montant(?:\s+ht)?|prix\s+ht|total\s+ht|prix\s+incl)\b",),
     "unit_price_weak": (r"\bprix\b",),
     "description": (r"\b(?:article|designation|libelle|produit)\b",),
+    "vat_amount": (r"\bmontant\s+(?:de\s+la\s+)?tva\b",),
+    "gross_amount": (r"\b(?:montant|total|prix)\s+ttc\b|^ttc$",),
+    "discount": (r"\b(?:remise|rabais)\b",),
+    "unit": (r"^(?:unite|u\.?)$",),
 }
 NOT_THE_ISSUE_DATE = ("livraison",)
 PAID_WORDS = ("acompte", r"deja\s+(?:paye|regle)", r"montant\s+regle")

@@ -59,6 +59,7 @@ SELLER_LABELS = ("fornitore", "venditore", r"cedente(?:\s+prestatore)?")
 BUYER_LABELS = ("cliente", "destinatario", "acquirente", r"cessionario(?:\s+committente)?")
 TOTALS_ROWS = ("totale", "imponibile")
 ITEM_SECTIONS = ("sconti",)
+CARRIED_FORWARD = (r"a\s+riportare", "riporto", "riportato")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:quantita|qta)\b",),
@@ -66,6 +67,10 @@ COLUMN_HEADERS = {
     "net_amount": (r"\b(?:importo|totale)\b",),
     "unit_price_weak": (r"\bprezzo\b",),
     "description": (r"\b(?:descrizione|articolo|prodotto)\b",),
+    "vat_amount": (r"\b(?:importo\s+iva|imposta)\b",),
+    "gross_amount": (r"\b(?:totale|importo)\s+(?:ivato|iva\s+inclusa)\b",),
+    "discount": (r"\b(?:sconto|sc\.)(?!\w)",),
+    "unit": (r"^(?:u\.?\s?m\.?|unita)$",),
 }
 PAID_WORDS = ("pagato", "acconto", "anticipo")
 

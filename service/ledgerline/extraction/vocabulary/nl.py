@@ -71,6 +71,7 @@ SELLER_LABELS = ("leverancier", "verkoper")
 BUYER_LABELS = ("factuuradres", "klant", "afnemer")
 TOTALS_ROWS = ("subtotaal", "totaal")
 ITEM_SECTIONS = ("kortingen",)
+CARRIED_FORWARD = ("transport", r"over\s+te\s+brengen", "overgebracht")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:btw|btw\s*%)\b",),
     "quantity": (r"\b(?:aantal|hoeveelheid)\b",),
@@ -78,6 +79,10 @@ COLUMN_HEADERS = {
     "net_amount": (r"\b(?:\w*bedrag|totaal|prijs\s+incl)\b",),
     "unit_price_weak": (r"\bprijs\b",),
     "description": (r"\bomschrijving\b",),
+    "vat_amount": (r"\bbtw[\s-]*bedrag\b",),
+    "gross_amount": (r"\b(?:bedrag|totaal)\s+incl\.?(?:\s+btw)?\b",),
+    "discount": (r"\bkorting\b",),
+    "unit": (r"^(?:eenheid|eh)$",),
 }
 PAID_WORDS = ("betaald", "vooruitbetaald", "aanbetaling")
 
