@@ -148,11 +148,15 @@ def leave_one_source_out(exs: list[Example], *, progress=None) -> dict[str, dict
     return out
 
 
-def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[tuple[float, bool]]]:
-    """(raw probability, right) of every field value chosen with these probabilities, where the
-    truth says what the value should be; a value not chosen counts as wrong."""
+def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[tuple]]:
+    """(raw probability, right, weight) of every field value chosen with these probabilities,
+    where the truth says what the value should be; each weighs one over the square root of its
+    source's size."""
     got = defaultdict(list)
     no_calibration = {}
+    sizes = defaultdict(int)
+    for ex in exs:
+        sizes[ex.doc.source] += 1
     for ex in exs:
         if ex.doc.key not in probs:
             continue
@@ -161,15 +165,18 @@ def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[tuple
             truth = norm(f, ex.doc.truth.get(f))
             if truth is None or pick.value is None:
                 continue
-            got[f].append((pick.probability, norm(f, pick.value) == truth))
+            weight = 1.0 / sizes[ex.doc.source] ** 0.5
+            got[f].append((pick.probability, norm(f, pick.value) == truth, weight))
     return got
 
 
-def calibrations(pairs: dict[str, list[tuple[float, bool]]]) -> dict:
-    return {
-        f: calibration.fit([p for p, _ in pairs.get(f, [])], [ok for _, ok in pairs.get(f, [])])
-        for f in RANKED_FIELDS
-    }
+def calibrations(pairs: dict[str, list[tuple]]) -> dict:
+    out = {}
+    for f in RANKED_FIELDS:
+        got = pairs.get(f, [])
+        out[f] = calibration.fit([p for p, _, _ in got], [ok for _, ok, _ in got],
+                                 [w for _, _, w in got])
+    return out
 
 
 def calibration_pairs(exs, probs, *, without_source: str | None = None):
