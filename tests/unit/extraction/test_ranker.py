@@ -159,3 +159,61 @@ def test_training_is_deterministic(tmp_path):
     assert first.read_bytes() == second.read_bytes()
     trained = ranker_model.read(first)
     assert trained.boosters["gross_total"] is not None
+
+
+def test_training_without_the_corpus_says_so(tmp_path, capsys):
+    from ledgerline.extraction.ranker import train
+
+    assert train.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "m.json.gz")]) == 2
+    assert "corpus not found" in capsys.readouterr().err
+    assert not (tmp_path / "m.json.gz").exists()
+
+
+def test_due_date_read_from_the_issue_dates_place_is_dropped(make_pdf):
+    page = [(350, 760, "Invoice"), (350, 740, "Invoice No: 77"),
+            (350, 726, "Date / due: 05.03.2024"), (350, 500, "Total 100.00 EUR")]
+    dt, found = _doc(make_pdf, page)
+    fields = choose(dt, found).fields
+    assert str(fields["issue_date"].value) == "2024-03-05"
+    assert fields["due_date"] is None or fields["due_date"].line != fields["issue_date"].line
+
+
+def test_vat_rows_without_a_vat_total_offer_their_sums(make_pdf):
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (300, 520, "MwSt. 19 %"), (400, 520, "100,00"), (480, 520, "19,00"),
+            (300, 506, "MwSt. 7 %"), (400, 506, "50,00"), (480, 506, "3,50"),
+            (300, 480, "Gesamtbetrag"), (480, 480, "172,50")]
+    _dt, found = _doc(make_pdf, page)
+    sums = {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
+            if c.evidence.kind == "sum_of_tax_rows"}
+    assert sums == {1: D("22.50"), 2: D("150.00")}
+
+
+def test_a_legal_form_stated_apart_leaves_the_name(make_pdf):
+    page = [(50, 800, "Au bon moulin SARL"), (350, 760, "Facture n° F-12"),
+            (50, 60, "SARL au capital de 10 000 € - RCS Lyon 123 456 789")]
+    _dt, found = _doc(make_pdf, page)
+    assert found.facts.declared_form == "sarl"  # read from the folded text
+    assert ranker_model._without_form("Au bon moulin SARL", "sarl") == "Au bon moulin"
+    assert ranker_model._without_form("SARL", "SARL") == "SARL"  # nothing would be left
+
+
+def test_a_paid_invoice_makes_the_gross_total_a_less_likely_amount_due():
+    values = {
+        "net_total": {D("100.00"): 0.9},
+        "tax_total": {D("20.00"): 0.9},
+        "gross_total": {D("120.00"): 0.9},
+        "amount_due": {D("120.00"): 0.3, D("70.00"): 0.3},
+    }
+    assert joint.choose_totals(values)["amount_due"].value == D("120.00")
+    assert joint.choose_totals(values, paid=True)["amount_due"].value == D("70.00")
+
+
+def test_cash_rounding_may_put_the_amount_due_above_the_gross_total():
+    values = {
+        "net_total": {D("100.00"): 0.9},
+        "tax_total": {D("21.47"): 0.9},
+        "gross_total": {D("121.47"): 0.9},
+        "amount_due": {D("122.00"): 0.5},
+    }
+    assert joint.choose_totals(values)["amount_due"].value == D("122.00")

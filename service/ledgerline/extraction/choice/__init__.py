@@ -20,7 +20,8 @@ from .amounts import add_tax_sum, choose_amounts, choose_first
 from .currency import choose_currency
 from .parties import choose_parties
 
-PAGE_KIND_PREFIX = "page_"
+PAGE_KIND_PREFIX = "page_"  # and the sums of VAT rows: the rules add their own
+RANKER_KINDS = ("sum_of_tax_rows",)
 DERIVED_DUE_CEILING = 0.6  # an amount due taken to be the gross total
 
 
@@ -79,7 +80,12 @@ def _labelled_view(found: FoundCandidates) -> FoundCandidates:
     """The candidates the rules were written for: the page-wide ones (every amount, date,
     identifier and name-like line, :mod:`..finders.page_values`) are for the ranker."""
     fields = {
-        f: [c for c in cands if not c.evidence.kind.startswith(PAGE_KIND_PREFIX)]
+        f: [
+            c
+            for c in cands
+            if not c.evidence.kind.startswith(PAGE_KIND_PREFIX)
+            and c.evidence.kind not in RANKER_KINDS
+        ]
         for f, cands in found.fields.items()
     }
     return FoundCandidates(fields, found.facts)

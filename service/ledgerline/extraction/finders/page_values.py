@@ -11,6 +11,7 @@ around it (:mod:`..ranker.features`). Nothing is scored here.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ..candidates import Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
@@ -153,6 +154,36 @@ def name_candidates(dt: DocText) -> dict[str, list[Candidate]]:
 
 def _namelike_text(text: str) -> bool:
     return len(text) >= 2 and bool(re.search(r"[^\W\d_]{2,}", text))
+
+
+SUM_OF_TAX_ROWS = "sum_of_tax_rows"
+_RATE_IN_ROW = re.compile(r"\d\s?%|%\s?\d")
+
+
+def tax_sum_candidates(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
+    """A totals table with one row per VAT rate and no VAT total: the sum of the rows' tax is a
+    tax-total candidate. A row reads "rate  base  tax" or "rate  base  tax  gross", so two sums
+    are offered: of each row's last figure and of the one before it (``facts["rows"]``,
+    ``facts["from_end"]``)."""
+    rows: dict = {}
+    for c in tax:
+        if c.evidence.kind != "label" or c.line is None or c.bbox is None:
+            continue
+        row = dt.row_of(c.line)
+        if not _RATE_IN_ROW.search(" ".join(dt.lines[j].text for j in row)):
+            continue
+        key = (c.page, round(dt.lines[row[0]].y0))
+        rows.setdefault(key, {})[round(c.bbox[0], 1)] = c.value
+    if len(rows) < 2:
+        return []
+    out = []
+    for from_end in (1, 2):
+        picked = [sorted(r.items())[-from_end][1] for r in rows.values() if len(r) >= from_end]
+        if len(picked) == len(rows):
+            total = sum(picked, Decimal(0))
+            evidence = Evidence(SUM_OF_TAX_ROWS, facts={"rows": len(rows), "from_end": from_end})
+            out.append(Candidate("tax_total", total, None, None, None, None, evidence, derived=True))
+    return out
 
 
 def page_value_candidates(dt: DocText) -> dict[str, list[Candidate]]:

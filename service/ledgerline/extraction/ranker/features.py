@@ -70,7 +70,7 @@ FEATURE_NAMES = (
     "lab_weight", "lab_relation", "lab_rank", "lab_last", "lab_beside_value", "lab_prose",
     "lab_weak", "lab_strength", "lab_cross_language", "lab_count", "lab_field_is_other",
     # party-block kinds (names)
-    *(f"kind_{k}" for k in NAME_KINDS), "legal_form_margin",
+    *(f"kind_{k}" for k in NAME_KINDS), "legal_form_margin", "sum_rows", "sum_from_end",
     # labels around the value, as classes
     "left_class", "left_weight", "left_distance", "left_names_field",
     "cell_class", "cell_weight", "cell_gap", "cell_names_field",
@@ -410,6 +410,9 @@ def _label_features(put, field, r: Row) -> None:
 def _kind_features(put, r: Row) -> None:
     for c in r.cands:
         kind = c.evidence.kind
+        if kind == "sum_of_tax_rows":
+            put("sum_rows", c.evidence.facts["rows"])
+            put("sum_from_end", c.evidence.facts["from_end"])
         if kind in NAME_KINDS:
             put(f"kind_{kind}", 1.0 if c.evidence.relation != RIGHT else 0.9)
             if kind == P.LEGAL_FORM and c.evidence.facts.get("margin"):

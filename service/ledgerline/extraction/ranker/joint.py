@@ -19,20 +19,25 @@ from itertools import product
 from ..document import AMOUNT_FIELDS
 
 # "Not printed" weighs this much times the chance that no candidate is right; the values' own
-# weights are their probabilities, so that several weak places of one value and one strong
-# place of another compare as a reader would.
-NONE_WEIGHT = 0.25
+# weights are their probabilities. Small: on an invoice of an unseen layout every probability is
+# low, yet the best of them is usually right, and a value whose truth is absent costs nothing.
+NONE_WEIGHT = 0.02
+# ... except for fields an invoice often lacks, where a guess is often a date of something else
+NONE_WEIGHT_OF = {"due_date": 0.25}
 # A field's best value is given only when at least this share of the field's weight is its own:
 # a guess less likely than this costs more precision than it gains recall.
 EMIT_SHARE = 0.15
 TOP_K = {"net_total": 5, "tax_total": 6, "gross_total": 5, "amount_due": 4}
 TOLERANCE = Decimal("0.02")  # net + tax may miss gross by this much (rounding per line)
+# Cash rounding (to 0.05 CHF, half a crown, one koruna) may put the amount due this much above
+# the gross total.
+CASH_ROUNDING = Decimal("1.00")
 # Likelihood ratios of a combination's arithmetic.
 CONSISTENT = 8.0  # net + tax = gross
 INCONSISTENT = 0.25  # all three chosen, and they do not add up
 GROSS_BELOW_NET = 0.2
 TAX_ABOVE_NET = 0.2
-DUE_EQUALS_GROSS = 2.0
+DUE_EQUALS_GROSS = 2.0  # unless the page says something was paid already: then 1 / this
 DUE_ABOVE_GROSS = 0.2
 DERIVED_FACTOR = 0.8  # a derived total is a little less sure than the two it comes from
 
@@ -44,24 +49,24 @@ class Pick:
     derived: bool = False
 
 
-def distribution(values: dict) -> dict:
+def distribution(values: dict, none_weight: float = NONE_WEIGHT) -> dict:
     """{value: probability} of a field's values, plus None for "not printed", summing to 1."""
     top = max(values.values(), default=0.0)
     weights = dict(values)
-    weights[None] = NONE_WEIGHT * (1.0 - top) + 1e-6
+    weights[None] = none_weight * (1.0 - top) + 1e-6
     total = sum(weights.values())
     return {v: w / total for v, w in weights.items()}
 
 
-def choose_field(values: dict) -> Pick:
-    dist = distribution(values)
+def choose_field(values: dict, field: str = "") -> Pick:
+    dist = distribution(values, NONE_WEIGHT_OF.get(field, NONE_WEIGHT))
     ranked = sorted((v for v in dist if v is not None), key=lambda v: -dist[v])
     if not ranked or dist[ranked[0]] < EMIT_SHARE:
         return Pick(None, dist[None])
     return Pick(ranked[0], dist[ranked[0]])
 
 
-def _arithmetic(n, t, g, d) -> float:
+def _arithmetic(n, t, g, d, paid: bool = False) -> float:
     w = 1.0
     if n is not None and t is not None and g is not None:
         w *= CONSISTENT if g != 0 and abs(n + t - g) <= TOLERANCE else INCONSISTENT
@@ -71,14 +76,16 @@ def _arithmetic(n, t, g, d) -> float:
         w *= TAX_ABOVE_NET
     if g is not None and d is not None:
         if d == g:
-            w *= DUE_EQUALS_GROSS
-        elif abs(d) > abs(g) + TOLERANCE:
+            w *= 1.0 / DUE_EQUALS_GROSS if paid else DUE_EQUALS_GROSS
+        elif abs(d) > abs(g) + CASH_ROUNDING:
             w *= DUE_ABOVE_GROSS
     return w
 
 
-def choose_totals(values: dict[str, dict]) -> dict[str, Pick]:
-    """Net, tax, gross and amount due chosen jointly from their per-value probabilities."""
+def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, Pick]:
+    """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
+    ``paid``: the page says something was paid already (the amount due is then less likely
+    to be the gross total)."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
@@ -89,7 +96,7 @@ def choose_totals(values: dict[str, dict]) -> dict[str, Pick]:
         w = 1.0
         for _v, p in combo:
             w *= p
-        w *= _arithmetic(*(v for v, _p in combo))
+        w *= _arithmetic(*(v for v, _p in combo), paid=paid)
         combos.append((w, tuple(v for v, _p in combo)))
     total = sum(w for w, _ in combos) or 1.0
     _best_w, best = max(combos, key=lambda c: (c[0], sum(v is not None for v in c[1])))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,8 +26,9 @@ from .rows import RANKED_FIELDS, DocumentRows
 
 MODEL_PATH = Path(__file__).with_name("model.json.gz")
 FORMAT = "ledgerline-ranker-1"
-# An amount due the page does not print, taken to be the gross total, is at most this sure.
-DERIVED_DUE_CEILING = 0.6
+# An amount due the page does not print, taken to be the gross total (or a gross total taken to
+# be the amount due), is at most this sure.
+DERIVED_CEILING = 0.6
 
 
 class ModelFileError(RuntimeError):
@@ -83,18 +85,47 @@ def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, Fiel
     values, where = {}, {}
     for f in RANKED_FIELDS:
         values[f], where[f] = _values(doc.rows[f], probs[f])
-    totals = choose_totals({f: values[f] for f in AMOUNT_FIELDS})
+    totals = choose_totals({f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words)
     for f in RANKED_FIELDS:
-        pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f])
+        pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
         cal = calibrations.get(f)
         conf = cal(pick.probability) if cal is not None else pick.probability
         row = None if pick.derived else where[f].get(pick.value)
-        picks[f] = FieldPick(pick.value, pick.probability, conf, row, pick.derived)
+        value = pick.value
+        if f in PARTY_FIELDS and value is not None and doc.declared_form:
+            value = _without_form(str(value), doc.declared_form)
+        picks[f] = FieldPick(value, pick.probability, conf, row, pick.derived)
+    due, issue = picks["due_date"], picks["issue_date"]
+    if due.value is not None and due.value == issue.value and _same_place(due.row, issue.row):
+        picks["due_date"] = FieldPick(None, 0.0, 0.0, None)  # one date: the issue date
     due, gross = picks["amount_due"], picks["gross_total"]
-    if due.value is None and gross.value is not None and not doc.paid_words:
-        conf = min(DERIVED_DUE_CEILING, gross.confidence)
-        picks["amount_due"] = FieldPick(gross.value, gross.probability, conf, None, derived=True)
+    if not doc.paid_words:
+        # nothing paid yet: the amount due is the gross total, and the other way round
+        if due.value is None and gross.value is not None:
+            conf = min(DERIVED_CEILING, gross.confidence)
+            picks["amount_due"] = FieldPick(gross.value, gross.probability, conf, None, True)
+        elif gross.value is None and due.value is not None:
+            conf = min(DERIVED_CEILING, due.confidence)
+            picks["gross_total"] = FieldPick(due.value, due.probability, conf, None, True)
     return picks
+
+
+PARTY_FIELDS = ("seller_name", "buyer_name")
+
+
+def _same_place(a: Row | None, b: Row | None) -> bool:
+    """Are two fields' rows the same printed value (one date read for two fields)?"""
+    if a is None or b is None:
+        return False
+    places = {(c.line, tuple(c.bbox or ())) for c in a.cands}
+    return any((c.line, tuple(c.bbox or ())) in places for c in b.cands)
+
+
+def _without_form(name: str, form: str) -> str:
+    """The name without the legal form its French mention states apart ("Au bon moulin SARL",
+    "SARL au capital de …": the dénomination is "Au bon moulin")."""
+    stripped = re.sub(rf"[\s,]+{re.escape(form)}\.?$", "", name, flags=re.IGNORECASE)
+    return stripped if len(stripped) >= 2 else name
 
 
 # ---------------------------------------------------------------------------- the file
