@@ -13,7 +13,6 @@ from decimal import Decimal
 import numpy as np
 
 from ..choice import Choice, choose
-from ..document import AMOUNT_FIELDS
 from ..finders import FoundCandidates
 from ..finders.line_items import extract_line_items
 from ..geometry import DocText
@@ -33,10 +32,10 @@ RANKED_FIELDS = (
     "amount_due",
 )
 
-# The fields whose features include the hand-tuned rules' verdict. The totals' do not: there the
-# rules, tuned on one corpus, were confidently wrong on other issuers' invoices (a bare "Total"
-# of one rate's row, a subtotal before commission), and a model that may lean on them learns to
-# repeat them; without it, it weighs the labels and the arithmetic itself (measured by
+# The fields whose features include the hand-tuned rules' verdict. The rules choose no totals:
+# tuned on one corpus, they were confidently wrong on other issuers' invoices (a bare "Total" of
+# one rate's row, a subtotal before commission), and a model that leant on their verdict learnt
+# to repeat it; without it, it weighs the labels and the arithmetic itself (measured by
 # leave-one-source-out: outside net/tax/gross F1 0.79/0.78/0.75 with the verdict, 0.88/0.91/0.78
 # without).
 RULES_VERDICT_FIELDS = ("invoice_number", "issue_date", "due_date", "seller_name", "buyer_name")
@@ -71,8 +70,6 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
             continue
         pick = rules.fields.get(f)
         pick_value = None if pick is None else pick.value
-        if f in AMOUNT_FIELDS and pick_value is not None and found.facts.credit_note:
-            pick_value = abs(pick_value)
         rows[f] = got = field_rows(ctx, f, found.fields[f], pick_value, scores)
         matrices[f] = _matrix(got)
     facts = found.facts
