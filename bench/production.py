@@ -55,7 +55,7 @@ from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
 from ledgerline.adapters.extractor import PdfExtractor  # noqa: E402
 from ledgerline.bootstrap import utcnow  # noqa: E402
 from ledgerline.domain.identity import Role  # noqa: E402
-from ledgerline.domain.jobs import CacheOutcome  # noqa: E402
+from ledgerline.domain.jobs import CacheOutcome, CallOutcome  # noqa: E402
 
 BUCKET = "ledgerline-bench"
 TEMPLATE = "bench_template"
@@ -246,18 +246,18 @@ def bench_miss(pg, s3, work: Path, quick: bool) -> dict:
 
 # --- 3. the queue on PostgreSQL ---------------------------------------------------------------
 
-def seed_jobs(c: Cluster, n: int, storage_key: str, tag: str) -> None:
+def seed_jobs(c: Cluster, n: int, storage_key: str, tag: str, versions: str) -> None:
     """n pending leader jobs whose originals all point at one stored object."""
-    now = utcnow()
     with transaction(c.engine, write=True) as conn:
         caller = conn.exec_driver_sql("SELECT id FROM api_keys LIMIT 1").scalar()
         for i in range(n):
             digest = hashlib.sha256(f"{tag}-{i}".encode()).hexdigest()
             job = job_table.NewJob(account="acme", caller_id=caller, idempotency_key=None,
                                    request_hash=digest, cache_key=digest,
-                                   content_hash=f"blake3:{digest}", fresh=False)
-            job_table.record_blob(conn, "acme", job.content_hash, storage_key, 1, now)
-            job_table.insert_job(conn, job, outcome=CacheOutcome.MISS, now=now, joinable=True)
+                                   content_hash=f"blake3:{digest}", fresh=False,
+                                   extractor_versions=versions)
+            job_table.record_blob(conn, "acme", job.content_hash, storage_key, 1)
+            job_table.insert_job(conn, job, outcome=CacheOutcome.MISS, joinable=True)
 
 
 def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
@@ -274,28 +274,31 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
         c.store.put_file(key, str(sample), hashlib.sha256(sample.read_bytes()).digest())
 
         # One job at a time, each step its own transaction, as the worker does them.
-        seed_jobs(c, per_op, key, "ops")
+        versions = model.versions.label
+        seed_jobs(c, per_op, key, "ops", versions)
         steps = {name: [] for name in ("claim", "start_call", "renew", "publish", "finish_call")}
         lease = 30.0
         for _ in range(per_op):
             t0 = time.perf_counter()
             with transaction(c.engine, write=True) as conn:
-                job = job_table.claim_next(conn, "bench:1:x", utcnow(), lease)
+                job = job_table.claim_next(conn, "bench:1:x", lease, versions)
             t1 = time.perf_counter()
+            call = job_table.Call(job_table.new_id("call"), "extract_invoice", job,
+                                  job.cache_key, PRICE)
             with transaction(c.engine, write=True) as conn:
-                call = job_table.start_call(conn, operation="extract_invoice", job=job,
-                                            request_hash=job.cache_key, cost=PRICE, now=utcnow())
+                job_table.start_call(conn, call)
             t2 = time.perf_counter()
             with transaction(c.engine, write=True) as conn:
-                assert job_table.renew(conn, job.claim, utcnow(), lease)
+                assert job_table.renew(conn, job.claim, lease)
             t3 = time.perf_counter()
             document = model.extract("-", job.content_hash)
             t4 = time.perf_counter()
             with transaction(c.engine, write=True) as conn:
-                assert job_table.publish(conn, job, document, utcnow(), record_in_cache=True)
+                assert job_table.publish(conn, job, document, result_id=job_table.new_id("res"),
+                                         record_in_cache=True)
             t5 = time.perf_counter()
             with transaction(c.engine, write=True) as conn:
-                job_table.finish_call(conn, call, "published", utcnow())
+                job_table.finish_call(conn, call.call_id, CallOutcome.PUBLISHED)
             t6 = time.perf_counter()
             for name, took in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t5 - t4, t6 - t5)):
                 steps[name].append(took)
@@ -309,7 +312,7 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
             workers = stub_workers(c, processes)
             try:
                 time.sleep(3)  # started and polling an empty queue
-                seed_jobs(c, throughput_jobs, key, f"tp{processes}")
+                seed_jobs(c, throughput_jobs, key, f"tp{processes}", versions)
                 started = time.perf_counter()
                 while c.scalar("SELECT count(*) FROM jobs WHERE leader_id IS NULL AND "
                                "status IN ('pending', 'running')"):

@@ -64,8 +64,8 @@ class Backend:
     env: dict
 
     def settings(self, **overrides) -> Settings:
-        return dataclasses.replace(Settings(database_url=self.database_url,
-                                            storage_url=self.storage_url), **overrides)
+        return Settings(database_url=self.database_url, storage_url=self.storage_url,
+                        **overrides)
 
 
 def s3_env(s3) -> dict:
@@ -98,7 +98,7 @@ def make_services(backend):
 
     def make(**kwargs):
         settings = kwargs.pop("settings", None) or backend.settings(
-            **{k: kwargs.pop(k) for k in list(kwargs) if k in Settings.__dataclass_fields__})
+            **{k: kwargs.pop(k) for k in list(kwargs) if k in Settings.model_fields})
         services = bootstrap(settings, **kwargs)
         built.append(services)
         return services

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timedelta, timezone
 
 from ledgerline.domain.cache import ExtractorVersions
 from ledgerline.extraction.errors import ExtractionError
@@ -54,22 +53,6 @@ def document(content_hash: str, invoice_number: str) -> dict:
             "versions": {"schema": "invoice-v1", "preprocessing": "test-p1", "model": "test-m1"},
             "document": {"content_hash": content_hash, "pages": 1}, "fields": fields,
             "line_items": [], "validations": [], "review": {"required": False, "reasons": []}}
-
-
-class FakeClock:
-    """A clock the test moves by hand, to drive lease expiry without sleeping."""
-
-    def __init__(self, start: datetime | None = None):
-        self.now = start or datetime.now(timezone.utc)
-        self._lock = threading.Lock()
-
-    def __call__(self) -> datetime:
-        with self._lock:
-            return self.now
-
-    def advance(self, seconds: float) -> None:
-        with self._lock:
-            self.now += timedelta(seconds=seconds)
 
 
 def pdf_bytes(tag: str, size: int = 2000) -> bytes:

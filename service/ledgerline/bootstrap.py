@@ -4,7 +4,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
 
 from sqlalchemy import Engine
 
@@ -16,6 +15,8 @@ from .config import Settings
 
 
 def utcnow() -> datetime:
+    """This process's clock: only for records no lease or queue decision reads (an account's
+    creation); the job engine stamps every time with the database's clock."""
     return datetime.now(timezone.utc)
 
 
@@ -25,7 +26,6 @@ class Services:
     engine: Engine
     store: ObjectStore
     extractor: Extractor
-    clock: Callable[[], datetime] = utcnow
     # Set when this process accepts new work, so an embedded worker need not wait a poll.
     work_available: threading.Event = field(default_factory=threading.Event)
     # Notified when this process's worker ends a job, so that a `Prefer: wait` request held in
@@ -34,19 +34,18 @@ class Services:
 
 
 def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
-              store: ObjectStore | None = None, extractor: Extractor | None = None,
-              clock: Callable[[], datetime] | None = None) -> Services:
+              store: ObjectStore | None = None, extractor: Extractor | None = None) -> Services:
     settings = settings or Settings.from_env()
     return Services(
         settings=settings,
-        engine=engine or make_engine(settings.database_url),
+        engine=engine or make_engine(settings.database_url, timeout=settings.db_timeout_seconds),
         store=store or open_store(settings.storage_url),
         extractor=extractor or configured_extractor(settings),
-        clock=clock or utcnow,
     )
 
 
-def configured_extractor(settings: Settings, *, use_embedded_xml: bool = True) -> Extractor:
+def configured_extractor(settings: Settings, *, use_embedded_xml: bool | None = None) -> Extractor:
     """The extractor the service runs: pdfminer and embedded XML, inside the sandbox."""
-    return SandboxedExtractor(PdfExtractor(use_embedded_xml=use_embedded_xml),
+    embedded = settings.embedded_xml if use_embedded_xml is None else use_embedded_xml
+    return SandboxedExtractor(PdfExtractor(use_embedded_xml=embedded),
                               SandboxLimits.from_settings(settings))

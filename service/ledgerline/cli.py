@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import threading
+from datetime import timedelta
 
 import click
 
-from .config import Settings
+from .config import ConfigError, Settings
 from .domain.identity import ACCOUNT_ROLES, Role, valid_account_name
 
 
@@ -17,6 +19,57 @@ from .domain.identity import ACCOUNT_ROLES, Role, valid_account_name
 @click.version_option(package_name="ledgerline", prog_name="ledgerline")
 def main() -> None:
     """Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
+
+
+def settings_or_exit() -> Settings:
+    """The validated settings, or one line per bad variable and exit status 2."""
+    try:
+        return Settings.from_env()
+    except ConfigError as exc:
+        for line in str(exc).splitlines():
+            click.echo(f"ledgerline: {line}", err=True)
+        sys.exit(2)
+
+
+def engine_or_exit(settings: Settings, *, migrated: bool = True, long_running: bool = False):
+    """An engine on a database with this release's schema, else a clear line and exit 2.
+
+    `long_running` (serve, worker): a database that cannot be reached yet is not fatal; the
+    service reports it (503, readiness) and carries on once it is back."""
+    from sqlalchemy.exc import OperationalError
+
+    from .adapters.db.engine import make_engine
+    from .adapters.db.migrate import schema_state
+
+    engine = make_engine(settings.database_url, timeout=settings.db_timeout_seconds)
+    if not migrated:
+        return engine
+    try:
+        state = schema_state(engine)
+    except OperationalError as exc:
+        if long_running:
+            click.echo(f"ledgerline: cannot reach the database at {_shown_url(settings)} yet "
+                       f"({type(exc.orig).__name__}); starting anyway", err=True)
+            return engine
+        _exit(f"cannot reach the database at {_shown_url(settings)}: {exc.orig or exc}")
+    if state.missing:
+        _exit(f"the database at {_shown_url(settings)} has no Ledgerline schema; "
+              "run `ledgerline db upgrade`")
+    if not state.usable:
+        _exit(f"the database at {_shown_url(settings)} is at revision {state.current}, older "
+              f"than this release's {state.head}; run `ledgerline db upgrade`")
+    return engine
+
+
+def _shown_url(settings: Settings) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(settings.database_url).render_as_string(hide_password=True)
+
+
+def _exit(message: str):
+    click.echo(f"ledgerline: {message}", err=True)
+    sys.exit(2)
 
 
 @main.group()
@@ -27,11 +80,22 @@ def db() -> None:
 @db.command("upgrade")
 def db_upgrade() -> None:
     """Create or migrate the database (Alembic)."""
-    from .adapters.db.migrate import upgrade
+    from .adapters.db.migrate import current_revision, head_revision, upgrade
 
-    settings = Settings.from_env()
+    settings = settings_or_exit()
+    engine = engine_or_exit(settings, migrated=False)
+    try:
+        before = current_revision(engine)
+    finally:
+        engine.dispose()
     upgrade(settings.database_url)
-    click.echo("database is at the latest revision", err=True)
+    head, where = head_revision(), _shown_url(settings)
+    if before is None:
+        click.echo(f"created the Ledgerline schema in {where} (revision {head})", err=True)
+    elif before != head:
+        click.echo(f"migrated {where} from revision {before} to {head}", err=True)
+    else:
+        click.echo(f"{where} is already at the latest revision ({head})", err=True)
 
 
 @main.group()
@@ -44,13 +108,13 @@ def accounts() -> None:
 def accounts_create(account: str) -> None:
     """Create a customer account."""
     from .adapters.db.accounts import AccountExists, create_account
-    from .adapters.db.engine import make_engine, transaction
+    from .adapters.db.engine import transaction
     from .bootstrap import utcnow
 
     if not valid_account_name(account):
         raise click.BadParameter("use 2-63 characters: a-z, 0-9 and '-', starting with a letter "
                                  "or digit", param_hint="ACCOUNT")
-    engine = make_engine(Settings.from_env().database_url)
+    engine = engine_or_exit(settings_or_exit())
     try:
         with transaction(engine, write=True) as conn:
             create_account(conn, account, utcnow())
@@ -71,7 +135,7 @@ def keys() -> None:
 def keys_create(role: str, account: str | None, name: str | None) -> None:
     """Print a new API key once (last line of stdout); only its hash is stored."""
     from .adapters.db.accounts import UnknownAccount, create_key
-    from .adapters.db.engine import make_engine, transaction
+    from .adapters.db.engine import transaction
     from .bootstrap import utcnow
 
     role_ = Role(role)
@@ -79,7 +143,7 @@ def keys_create(role: str, account: str | None, name: str | None) -> None:
         raise click.UsageError(f"--account is required for the {role} role")
     if role_ is Role.OPERATOR and account:
         raise click.UsageError("operator keys are not bound to an account")
-    engine = make_engine(Settings.from_env().database_url)
+    engine = engine_or_exit(settings_or_exit())
     try:
         with transaction(engine, write=True) as conn:
             key_id, secret = create_key(conn, role_, account, name, utcnow())
@@ -99,11 +163,17 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
     from .adapters.db.engine import sqlite_path
     from .adapters.db.migrate import upgrade
 
-    settings = Settings.from_env()
+    settings = settings_or_exit()
     if sqlite_path(settings.database_url):
         upgrade(settings.database_url)  # the embedded default sets itself up
+    engine_or_exit(settings, long_running=True).dispose()
     env = dict(os.environ)
     env["LEDGERLINE_EMBEDDED_WORKER"] = "0" if no_embedded_worker else "1"
+    # Normalised for gunicorn's configuration, which reads them raw: the access log is on
+    # unless LEDGERLINE_ACCESS_LOG turns it off.
+    env["LEDGERLINE_ACCESS_LOG"] = "0" if settings.access_log is False else "1"
+    env["LEDGERLINE_LOG_LEVEL"] = settings.log_level
+    env["LEDGERLINE_DATABASE_URL"] = settings.database_url
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:ledgerline.gunicorn_conf",
             "--bind", f"{host}:{port}", "--workers", str(workers), "ledgerline.wsgi:app"]
     os.execve(sys.executable, argv, env)
@@ -119,18 +189,23 @@ def worker(concurrency: int, grace: float | None) -> None:
     import logging
 
     from .adapters.db.notify import NewJobListener
-    from .bootstrap import bootstrap
+    from .bootstrap import bootstrap, configured_extractor
     from .service_layer.worker import Shutdown, Worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    services = bootstrap()
-    shutdown = Shutdown(services.extractor,
-                        services.settings.lease_seconds if grace is None else grace)
+    settings = settings_or_exit()
+    logging.basicConfig(level=settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    services = bootstrap(settings, engine=engine_or_exit(settings, long_running=True))
+    # One extractor per worker thread: a lost lease cancels only that thread's extraction.
+    extractors = [services.extractor] + [configured_extractor(settings)
+                                         for _ in range(concurrency - 1)]
+    shutdown = Shutdown(extractors, settings.lease_seconds if grace is None else grace)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, shutdown.request)
     NewJobListener.start_for(services.engine, services.work_available, shutdown.stop)
-    threads = [threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
-                                name=f"worker-{i}") for i in range(concurrency)]
+    threads = [threading.Thread(target=Worker(services, extractor=extractor).run,
+                                args=(shutdown.stop,), name=f"worker-{i}")
+               for i, extractor in enumerate(extractors)]
     for t in threads:
         t.start()
     while any(t.is_alive() for t in threads):
@@ -149,24 +224,27 @@ def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
     status 1 when any file failed. On a terminal, a progress bar on stderr."""
     from tqdm import tqdm
 
+    from .adapters.extractor import conform
     from .bootstrap import configured_extractor
+    from .formats import accepted_names
     from .service_layer.offline_extract import answer, plan
 
     work = plan(paths)
     if not work.files:
-        click.echo("ledgerline extract: no accepted files (PDF or image) found", err=True)
+        click.echo(f"ledgerline extract: no accepted files ({accepted_names()}) found", err=True)
         return
-    extractor = configured_extractor(Settings.from_env(), use_embedded_xml=not no_embedded_xml)
+    extractor = configured_extractor(settings_or_exit(),
+                                     use_embedded_xml=False if no_embedded_xml else None)
     failed = 0
     # disable=None: no bar unless stderr is a terminal; tqdm.write keeps the lines clear of it
     with tqdm(total=len(work.files), unit="file", disable=None, dynamic_ncols=True) as bar:
         for planned in work.files:
             bar.set_description(os.path.basename(planned.path)[:30])
-            line = answer(extractor, planned)
+            line = answer(extractor, planned, conform)
             failed += "error" in line
             tqdm.write(json.dumps(line, ensure_ascii=False), file=sys.stdout)
             sys.stdout.flush()  # a reader downstream sees each file as it is done
-            bar.set_postfix_str(f"{failed} failed, {work.skipped} skipped (no PDF or image)")
+            bar.set_postfix_str(f"{failed} failed, {work.skipped} skipped (not accepted)")
             bar.update()
     if failed:
         sys.exit(1)
@@ -198,7 +276,6 @@ def report() -> None:
               show_default=True)
 def report_duplicates(day: str | None, first: str | None, last: str | None, fmt: str) -> None:
     """How much model spend repeats work, and what caching saves (or would save)."""
-    from .adapters.db.engine import make_engine
     from .domain.errors import BadRequest
     from .reporting_format import duplicates_table
     from .service_layer.report import days, duplicate_report
@@ -207,8 +284,8 @@ def report_duplicates(day: str | None, first: str | None, last: str | None, fmt:
         span = days(day=day, first=first, last=last)
     except BadRequest as exc:
         raise click.UsageError(exc.detail) from None
-    settings = Settings.from_env()
-    engine = make_engine(settings.database_url)
+    settings = settings_or_exit()
+    engine = engine_or_exit(settings)
     try:
         reports = duplicate_report(engine, settings, span)
     finally:
@@ -220,6 +297,46 @@ def report_duplicates(day: str | None, first: str | None, last: str | None, fmt:
     else:
         click.echo(json.dumps({"from": span.first.isoformat(), "to": span.last.isoformat(),
                                "days": reports}))
+
+
+_DURATION = re.compile(r"(\d+)([dhm])")
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+def parse_horizon(text: str) -> timedelta:
+    """`30d`, `12h`, `90m`."""
+    match = _DURATION.fullmatch(text.strip())
+    if not match:
+        raise click.BadParameter("use a number and a unit: 30d, 12h or 90m",
+                                 param_hint="--older-than")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+@main.command()
+@click.option("--older-than", "older_than", required=True,
+              help="the horizon: 30d, 12h or 90m (at least 1h)")
+def purge(older_than: str) -> None:
+    """Delete the engine's rows and originals older than the horizon that nothing uses.
+
+    Ledger rows of whole days before the horizon, finished jobs and results nothing refers to,
+    and originals no invoice uses. Idempotent and safe to run on several hosts at once:
+    schedule it (cron, a Kubernetes CronJob, an ECS scheduled task). Prints what it removed.
+    """
+    from .bootstrap import bootstrap
+    from .service_layer.retention import MIN_HORIZON
+    from .service_layer.retention import purge as purge_rows
+
+    horizon = parse_horizon(older_than)
+    if horizon < MIN_HORIZON:
+        raise click.BadParameter("must be at least 1h: an upload still committing must keep "
+                                 "its original", param_hint="--older-than")
+    settings = settings_or_exit()
+    services = bootstrap(settings, engine=engine_or_exit(settings))
+    try:
+        done = purge_rows(services, horizon)
+    finally:
+        services.engine.dispose()
+    click.echo(json.dumps({"older_than": older_than, "purged": done.as_dict()}))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ SUFFIXES = {Format.PDF: ".pdf", Format.JPEG: ".jpg", Format.PNG: ".png", Format.
             Format.UNKNOWN: ".bin"}
 IMAGE_FORMATS = frozenset({Format.JPEG, Format.PNG, Format.TIFF, Format.WEBP, Format.HEIF})
 # What an upload may be. Everything else is refused at the door with these names.
-ACCEPTED = frozenset({Format.PDF}) | IMAGE_FORMATS
+ACCEPTED = frozenset({Format.PDF, Format.XML}) | IMAGE_FORMATS
 
 # ISO base media files (HEIF) name their kind in the `ftyp` box: these brands are HEIF images
 # (HEVC-coded, or the generic image brands); AVIF and video brands are not.

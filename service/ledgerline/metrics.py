@@ -91,7 +91,7 @@ class QueueSnapshot:
 
         try:
             with transaction(self.services.engine, write=False) as conn:
-                return queue_state(conn, self.services.clock())
+                return queue_state(conn)
         except Exception as exc:  # the database away: the gauges are left out, not invented
             log.warning("metrics: cannot read the queue state: %r", exc)
             return None

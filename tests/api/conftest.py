@@ -23,7 +23,7 @@ class ApiEnv:
 
     def app(self, edge: EdgeSettings | None = None, **settings):
         """A Flask app over the same database and store, with other settings."""
-        services = bootstrap(dataclasses.replace(self.services.settings, **settings),
+        services = bootstrap(self.services.settings.model_copy(update=settings),
                              engine=self.services.engine, store=self.services.store,
                              extractor=self.services.extractor)
         return create_app(services, edge or EdgeSettings())

@@ -14,7 +14,7 @@ from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.adapters.sandbox import SandboxedExtractor
 from ledgerline.bootstrap import bootstrap, utcnow
 from ledgerline.config import Settings
-from ledgerline.domain.errors import EmptyBody, NotPdf
+from ledgerline.domain.errors import EmptyBody, UnsupportedFormat
 from ledgerline.domain.identity import Role
 from ledgerline.service_layer import intake
 from ledgerline.service_layer.worker import Worker
@@ -103,7 +103,7 @@ def test_empty_and_non_pdf_bodies_are_refused_at_upload(make_services):
     caller = customer(services)
     with pytest.raises(EmptyBody):
         upload(services, caller, corpus.zero_bytes())
-    with pytest.raises(NotPdf):
+    with pytest.raises(UnsupportedFormat):
         upload(services, caller, corpus.not_a_pdf())
     assert not Worker(services).run_once()  # nothing was queued
 

@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ledgerline.adapters.db import jobs as job_table
+from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
 from ledgerline.extraction.errors import ExtractionError
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
-from tests.fakes import ControlledExtractor, FakeClock, pdf_bytes
+from tests.fakes import VERSIONS, ControlledExtractor, pdf_bytes
 
 
 def post(client, key, body, **headers):
@@ -26,6 +28,18 @@ def post(client, key, body, **headers):
 def ledger(services):
     with transaction(services.engine, write=False) as conn:
         return conn.execute(select(model_calls).order_by(model_calls.c.id)).all()
+
+
+def claim(services, name, lease=30):
+    with transaction(services.engine, write=True) as conn:
+        return job_table.claim_next(conn, name, lease, VERSIONS.label)
+
+
+def expire_leases(services, seconds_ago: float = 1.0):
+    """Leases run on the database's clock, which a test cannot move: move the leases."""
+    with transaction(services.engine, write=True) as conn:
+        conn.execute(update(jobs).where(jobs.c.status == "running")
+                     .values(lease_expires_at=db_now_plus(-seconds_ago)))
 
 
 def test_twenty_concurrent_identical_uploads_make_one_model_call(make_services):
@@ -62,33 +76,27 @@ def test_twenty_concurrent_identical_uploads_make_one_model_call(make_services):
 
 
 def test_claims_raise_the_fencing_token_and_never_hand_out_a_job_twice(make_services):
-    clock = FakeClock()
-    services = make_services(extractor=ControlledExtractor(), clock=clock)
+    services = make_services(extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
     client = create_app(services).test_client()
     for i in range(6):
         post(client, tenant.keys["customer"], pdf_bytes(f"c{i}"))
 
-    def claim(name):
-        with transaction(services.engine, write=True) as conn:
-            return job_table.claim_next(conn, name, clock(), 30)
-
     with ThreadPoolExecutor(6) as pool:
-        claims = list(pool.map(claim, [f"w{i}" for i in range(6)]))
+        claims = list(pool.map(lambda name: claim(services, name), [f"w{i}" for i in range(6)]))
     assert len({c.claim.job_id for c in claims}) == 6
     assert all(c.claim.token == 1 for c in claims)
-    assert claim("late") is None
-    clock.advance(31)
-    again = claim("rescuer")
+    assert claim(services, "late") is None
+    expire_leases(services)
+    again = claim(services, "rescuer")
     assert again is not None and again.claim.token == 2
 
 
 def test_a_worker_that_lost_its_lease_cannot_publish_and_its_call_is_still_recorded(make_services):
-    clock = FakeClock()
     gate = threading.Event()
     slow = ControlledExtractor(gate=gate)
-    paused = make_services(extractor=slow, clock=clock, lease_seconds=30)
-    rescuer = make_services(extractor=ControlledExtractor(), clock=clock, lease_seconds=30)
+    paused = make_services(extractor=slow, lease_seconds=30)
+    rescuer = make_services(extractor=ControlledExtractor(), lease_seconds=30)
     tenant = make_tenant(paused, "acme")
     client = create_app(paused).test_client()
     invoice = post(client, tenant.keys["customer"], pdf_bytes("fenced")).json
@@ -96,7 +104,7 @@ def test_a_worker_that_lost_its_lease_cannot_publish_and_its_call_is_still_recor
     stale = threading.Thread(target=Worker(paused, name="stale").run_once)
     stale.start()
     assert slow.started.wait(10)           # the first worker is inside its model call ...
-    clock.advance(45)                      # ... and stalls past its lease
+    expire_leases(paused)                  # ... and stalls past its lease
     assert Worker(rescuer, name="rescuer").run_once()
     gate.set()                             # the stale worker wakes up and tries to publish
     stale.join()
@@ -114,23 +122,18 @@ def test_a_worker_that_lost_its_lease_cannot_publish_and_its_call_is_still_recor
 
 
 def test_renewal_keeps_the_lease_and_fails_once_it_is_lost(make_services):
-    clock = FakeClock()
-    services = make_services(extractor=ControlledExtractor(), clock=clock)
+    services = make_services(extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
     post(create_app(services).test_client(), tenant.keys["customer"], pdf_bytes("renew"))
+    held = claim(services, "w1", lease=5)
     with transaction(services.engine, write=True) as conn:
-        held = job_table.claim_next(conn, "w1", clock(), 30)
-    clock.advance(20)
+        renewed = job_table.renew(conn, held.claim, 30)
+    assert renewed and renewed.expires_at > held.claim.expires_at  # by the database's clock
+    assert claim(services, "w2") is None  # still ours
+    expire_leases(services)  # the renewed lease ran out
+    assert claim(services, "w2") is not None
     with transaction(services.engine, write=True) as conn:
-        renewed = job_table.renew(conn, held.claim, clock(), 30)
-    assert renewed and renewed.expires_at > held.claim.expires_at
-    clock.advance(25)  # past the first expiry, within the renewed one: still ours
-    with transaction(services.engine, write=True) as conn:
-        assert job_table.claim_next(conn, "w2", clock(), 30) is None
-    clock.advance(10)  # now the renewed lease ran out
-    with transaction(services.engine, write=True) as conn:
-        assert job_table.claim_next(conn, "w2", clock(), 30) is not None
-        assert job_table.renew(conn, held.claim, clock(), 30) is None
+        assert job_table.renew(conn, held.claim, 30) is None
 
 
 def test_failures_are_not_cached_and_a_new_upload_runs_again(make_services):
@@ -153,15 +156,14 @@ def test_failures_are_not_cached_and_a_new_upload_runs_again(make_services):
 
 
 def test_transient_failures_are_retried_with_backoff(make_services):
-    clock = FakeClock()
     extractor = ControlledExtractor(failures=[ExtractionError("io", "hiccup", transient=True)])
-    services = make_services(extractor=extractor, clock=clock)
+    services = make_services(extractor=extractor)
     tenant = make_tenant(services, "acme")
     client = create_app(services).test_client()
     invoice = post(client, tenant.keys["customer"], pdf_bytes("flaky")).json
     assert Worker(services).run_once()
-    assert not Worker(services).run_once()  # backing off: not claimable yet
-    clock.advance(1)
+    assert not Worker(services).run_once()  # backing off (0.5 s, database time): not yet
+    time.sleep(0.6)
     assert Worker(services).run_once()
     got = client.get(f"/v1/accounts/acme/invoices/{invoice['id']}",
                      headers={"Authorization": f"Bearer {tenant.keys['customer']}"}).json

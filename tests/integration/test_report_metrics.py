@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timezone
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import select, update
 
+from ledgerline.adapters.db.clock import db_now_plus
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import invoices, jobs
 from ledgerline.domain.cache import CacheMode
 from ledgerline.http.app import create_app
 from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
-from tests.fakes import ControlledExtractor, FakeClock, pdf_bytes
+from tests.fakes import ControlledExtractor, pdf_bytes
 
 
 # The metrics token; queue gauges read afresh on every scrape, so each test sees its changes.
@@ -37,8 +40,7 @@ def value(samples, name, **labels):
 
 @pytest.fixture
 def env(make_services):
-    clock = FakeClock(datetime(2026, 11, 29, 12, tzinfo=timezone.utc))
-    services = make_services(extractor=ControlledExtractor(), clock=clock)
+    services = make_services(extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
     client = create_app(services, EDGE).test_client()
 
@@ -47,11 +49,11 @@ def env(make_services):
             "Authorization": f"Bearer {tenant.keys['customer']}",
             "Content-Type": "application/pdf", **headers})
 
-    return services, clock, client, upload
+    return services, client, upload
 
 
 def test_uploads_cache_outcomes_and_model_calls_are_counted(env):
-    services, clock, client, upload = env
+    services, client, upload = env
     before = scrape(client)
     assert upload("a", **{"Idempotency-Key": "k1"}).headers["Ledgerline-Cache"] == "miss"
     assert upload("a").headers["Ledgerline-Cache"] == "joined"
@@ -94,16 +96,19 @@ def test_shadow_mode_counts_would_be_hits(make_services):
 
 
 def test_queue_depth_and_the_oldest_waiting_job_come_from_the_database(env):
-    services, clock, client, upload = env
+    services, client, upload = env
     assert value(scrape(client), "ledgerline_queue_depth") == 0
-    upload("q1")
-    clock.advance(90)
+    first = upload("q1").json["id"]
     upload("q2")
     upload("q2")  # joins q2: waits on its leader, not in the queue
-    clock.advance(10)
+    with transaction(services.engine, write=True) as conn:  # q1 arrived 100 s ago
+        job_id = conn.execute(select(invoices.c.job_id).where(invoices.c.id == first)).scalar()
+        conn.execute(update(jobs).where(jobs.c.id == job_id)
+                     .values(created_at=db_now_plus(-100)))
     samples = scrape(client)
     assert value(samples, "ledgerline_queue_depth") == 2
-    assert value(samples, "ledgerline_queue_oldest_pending_age_seconds") == pytest.approx(100)
+    assert value(samples, "ledgerline_queue_oldest_pending_age_seconds") == pytest.approx(100,
+                                                                                          abs=2)
     assert value(samples, "ledgerline_jobs_running") == 0
     assert value(samples, "ledgerline_leases_expired") == 0
 

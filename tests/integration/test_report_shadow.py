@@ -11,7 +11,11 @@ from ledgerline.http.app import create_app
 from ledgerline.service_layer.report import Days, duplicate_report
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
-from tests.fakes import ControlledExtractor, FakeClock, pdf_bytes
+from sqlalchemy import func, select, update
+
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import jobs, model_calls
+from tests.fakes import ControlledExtractor, pdf_bytes
 
 NOON = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
@@ -31,18 +35,16 @@ TRAFFIC = [
 
 
 def replay(make_services, mode: CacheMode, day: int = 0) -> tuple[dict, list[str]]:
-    """The traffic on its own day and in its own account, so that replays do not mix."""
-    start = NOON + timedelta(days=day)
-    clock = FakeClock(start)
-    services = make_services(extractor=ControlledExtractor(), cache_mode=mode, clock=clock)
+    """The traffic in its own account, then moved to a day of its own (the database stamps
+    every time with its clock), so that replays do not mix."""
+    services = make_services(extractor=ControlledExtractor(), cache_mode=mode)
     tenant = make_tenant(services, f"acme-{mode.value}")
     client = create_app(services).test_client()
     headers = []
     for step in TRAFFIC:
-        clock.advance(1)
         if step == "work":
             while Worker(services, name=f"w-{mode.value}").run_once():
-                clock.advance(1)
+                pass
             continue
         who, tag, fresh = step
         resp = client.post(f"/v1/accounts/{tenant.account}/invoices", data=pdf_bytes(tag), headers={
@@ -50,9 +52,24 @@ def replay(make_services, mode: CacheMode, day: int = 0) -> tuple[dict, list[str
             **({"Cache-Control": "no-cache"} if fresh else {})})
         assert resp.status_code in (201, 202), resp.json
         headers.append(resp.headers["Ledgerline-Cache"])
-    [doc] = duplicate_report(services.engine, services.settings,
-                             Days(start.date(), start.date()))
+    moved_to = move_to(services, tenant.account, NOON + timedelta(days=day))
+    [doc] = duplicate_report(services.engine, services.settings, Days(moved_to, moved_to))
     return doc, headers
+
+
+def move_to(services, account: str, shift_to: datetime):
+    """Shift the account's jobs and calls to start at `shift_to`, keeping order and spacing."""
+    with transaction(services.engine, write=True) as conn:
+        first = conn.execute(select(func.min(jobs.c.created_at))
+                             .where(jobs.c.account == account)).scalar()
+        delta = shift_to - first
+        for table, columns in ((jobs, ("created_at", "updated_at", "finished_at", "run_after",
+                                       "claimed_at")),
+                               (model_calls, ("started_at", "finished_at"))):
+            for row in conn.execute(select(table).where(table.c.account == account)).all():
+                values = {c: getattr(row, c) + delta for c in columns if getattr(row, c)}
+                conn.execute(update(table).where(table.c.id == row.id).values(**values))
+    return shift_to.date()
 
 
 def test_shadow_mode_would_have_saved_what_the_cache_then_saves(make_services):

@@ -104,7 +104,7 @@ def test_a_hash_seen_earlier_that_day_makes_a_repeat(engine):
     assert op == {"operation": "extract_invoice", "calls": 5, "distinct_hashes": 3,
                   "repeat_calls": 2, "repeat_share": 0.4, "cost": 0.02, "repeat_cost": 0.008,
                   "overlapping_calls": 0, "overlapping_cost": 0.0,
-                  "overlapping_repeat_calls": 0}
+                  "overlapping_repeat_calls": 0, "unbilled_calls": 0}
 
 
 def test_calls_in_flight_together_overlap_and_each_one_counts(engine):
@@ -145,7 +145,7 @@ def test_days_without_traffic_are_reported_empty(engine):
     docs = Ledger(engine).report(first=DAY, last=DAY + timedelta(days=2))
     assert [d["day"] for d in docs] == ["2026-11-29", "2026-11-30", "2026-12-01"]
     assert docs[1] == {"day": "2026-11-30", "operations": [], "requests": {
-        "total": 0, "cache_hits": 0, "joined": 0, "bypass": 0, "model_calls": 0,
+        "total": 0, "retries": 0, "cache_hits": 0, "joined": 0, "bypass": 0, "model_calls": 0,
         "cost_avoided": 0.0, "would_be_hits": 0, "would_be_joined": 0,
         "cost_would_be_avoided": 0.0}}
 
@@ -158,7 +158,7 @@ def test_the_request_side_counts_uploads_by_cache_outcome(engine):
     ledger.job("hit", created=86400 + 5)          # tomorrow's
     doc, = ledger.report()
     assert doc["requests"] == {
-        "total": 8, "cache_hits": 3, "joined": 1, "bypass": 1, "model_calls": 2,
+        "total": 8, "retries": 0, "cache_hits": 3, "joined": 1, "bypass": 1, "model_calls": 2,
         "cost_avoided": 0.016, "would_be_hits": 1, "would_be_joined": 1,
         "cost_would_be_avoided": 0.008}
 

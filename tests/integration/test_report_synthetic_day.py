@@ -30,7 +30,7 @@ def test_the_contract_example_day_reads_back_exactly(engine):  # noqa: F811
     assert op == {"operation": "extract_invoice", "calls": 40_000, "distinct_hashes": 34_000,
                   "repeat_calls": 6_000, "repeat_share": 0.15, "cost": 160.0,
                   "repeat_cost": 24.0, "overlapping_calls": 120, "overlapping_cost": 0.48,
-                  "overlapping_repeat_calls": 60}
+                  "overlapping_repeat_calls": 60, "unbilled_calls": 0}
     assert doc["requests"]["model_calls"] == 40_000 and doc["requests"]["total"] == 40_000
     assert doc["requests"]["would_be_hits"] == 5_940
     assert doc["requests"]["would_be_joined"] == 60
@@ -43,6 +43,6 @@ def test_served_uploads_and_bypasses_show_on_the_request_side(engine):  # noqa: 
     [op] = doc["operations"]
     assert (op["calls"], op["repeat_calls"], op["overlapping_calls"]) == (400, 60, 6)
     assert doc["requests"] == {
-        "total": 443, "cache_hits": 40, "joined": 3, "bypass": 2, "model_calls": 400,
+        "total": 443, "retries": 0, "cache_hits": 40, "joined": 3, "bypass": 2, "model_calls": 400,
         "cost_avoided": 0.172, "would_be_hits": 0, "would_be_joined": 0,
         "cost_would_be_avoided": 0.0}

@@ -1,24 +1,25 @@
 """The lease and fencing rules are stated once in plain Python (domain.jobs) and applied by the
-database in conditional statements (adapters.db.jobs). These tests hold the two equal on every
-combination of job state, on every backend."""
+database in conditional statements (adapters.db.jobs), by the database's clock. These tests
+hold the two equal on every combination of job state, on every backend."""
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from ledgerline.adapters.db import jobs as job_table
+from ledgerline.adapters.db.clock import db_now
 from ledgerline.adapters.db.engine import transaction
-from ledgerline.adapters.db.tables import jobs
-from ledgerline.domain.cache import CacheKey, UploadRequest
-from ledgerline.domain.jobs import CacheOutcome, Claim, JobStatus, claimable, may_publish
+from ledgerline.adapters.db.tables import cache_entries, jobs
+from ledgerline.domain.cache import CacheKey, UploadRequest, supersedes
+from ledgerline.domain.jobs import (MAX_ATTEMPTS, CacheOutcome, Claim, JobStatus, claimable,
+                                    exhausted, may_publish)
 from tests.conftest import make_tenant
 from tests.fakes import VERSIONS, ControlledExtractor
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-S = timedelta(seconds=1)
+S = timedelta(seconds=2)  # well apart from "now": the database's clock moves while we test
 
 
 class Rollback(Exception):
@@ -36,48 +37,90 @@ def one_job(make_services):
         account="acme", caller_id=caller.key_id, idempotency_key=None,
         request_hash=UploadRequest("acme", content_hash, False).request_hash,
         cache_key=CacheKey("acme", content_hash, VERSIONS).digest, content_hash=content_hash,
-        fresh=False)
+        fresh=False, extractor_versions=VERSIONS.label)
     with transaction(services.engine, write=True) as conn:
-        job_id, _ = job_table.insert_job(conn, new, outcome=CacheOutcome.MISS, now=NOW)
-    return services, job_id
+        job_id = job_table.insert_job(conn, new, outcome=CacheOutcome.MISS)
+        now = conn.execute(select(db_now())).scalar()
+    return services, job_id, now
 
 
 def in_state(conn, job_id, **state):
     conn.execute(update(jobs).where(jobs.c.id == job_id).values(**state))
 
 
+def rolled_back(services, action):
+    try:
+        with transaction(services.engine, write=True) as conn:
+            result = action(conn)
+            raise Rollback
+    except Rollback:
+        return result
+
+
 def test_publishing_conditions_match_the_rule(one_job):
-    services, job_id = one_job
-    mine = Claim(job_id, "w1", 3, NOW + 30 * S)
+    services, job_id, now = one_job
+    mine = Claim(job_id, "w1", 3, now + 30 * S)
     cases = itertools.product([JobStatus.PENDING, JobStatus.RUNNING, JobStatus.COMPLETED],
-                              ["w1", "w2"], [3, 4], [NOW - S, NOW, NOW + 5 * S])
+                              ["w1", "w2"], [3, 4], [now - S, now + 30 * S])
     for status, owner, token, expires in cases:
         expected = may_publish(mine, current_owner=owner, current_token=token, status=status,
-                               lease_expires_at=expires, now=NOW)
-        try:
-            with transaction(services.engine, write=True) as conn:
-                in_state(conn, job_id, status=status.value, lease_owner=owner,
-                         fencing_token=token, lease_expires_at=expires)
-                held = job_table.renew(conn, mine, NOW, 30) is not None
-                raise Rollback
-        except Rollback:
-            pass
-        assert held is expected, (status, owner, token, expires)
+                               lease_expires_at=expires, now=now)
+
+        def held(conn):
+            in_state(conn, job_id, status=status.value, lease_owner=owner, fencing_token=token,
+                     lease_expires_at=expires)
+            return job_table.renew(conn, mine, 30) is not None
+
+        assert rolled_back(services, held) is expected, (status, owner, token, expires)
 
 
 def test_claiming_conditions_match_the_rule(one_job):
-    services, job_id = one_job
+    services, job_id, now = one_job
     cases = itertools.product([JobStatus.PENDING, JobStatus.RUNNING, JobStatus.COMPLETED,
                                JobStatus.FAILED],
-                              [NOW - S, NOW, NOW + S], [None, NOW - S, NOW, NOW + S])
-    for status, run_after, expires in cases:
-        expected = claimable(status, run_after, expires, NOW)
-        try:
-            with transaction(services.engine, write=True) as conn:
-                in_state(conn, job_id, status=status.value, run_after=run_after,
-                         lease_expires_at=expires, lease_owner="w0" if expires else None)
-                claimed = job_table.claim_next(conn, "w1", NOW, 30) is not None
-                raise Rollback
-        except Rollback:
-            pass
-        assert claimed is expected, (status, run_after, expires)
+                              [now - S, now + 30 * S], [None, now - S, now + 30 * S],
+                              [0, MAX_ATTEMPTS - 1, MAX_ATTEMPTS])
+    for status, run_after, expires, attempts in cases:
+        expected = claimable(status, run_after, expires, now)
+
+        def claimed(conn):
+            in_state(conn, job_id, status=status.value, run_after=run_after, attempts=attempts,
+                     lease_expires_at=expires, lease_owner="w0" if expires else None)
+            return job_table.claim_next(conn, "w1", 30, VERSIONS.label)
+
+        got = rolled_back(services, claimed)
+        case = (status, run_after, expires, attempts)
+        if not expected:
+            assert got is None, case
+        elif exhausted(attempts):
+            assert isinstance(got, job_table.Exhausted), case
+        else:
+            assert isinstance(got, job_table.ClaimedJob) and got.attempts == attempts + 1, case
+
+
+def test_a_worker_claims_only_jobs_keyed_with_its_own_extractor(one_job):
+    services, job_id, _ = one_job
+    other = VERSIONS.label.replace("test-c1", "test-c2")
+    with transaction(services.engine, write=True) as conn:
+        assert job_table.claim_next(conn, "w-other", 30, other) is None
+        assert job_table.claim_next(conn, "w-same", 30, VERSIONS.label).claim.job_id == job_id
+
+
+def test_the_cache_keeps_the_later_started_extraction_as_the_rule_says(one_job):
+    services, job_id, now = one_job
+    later, earlier = now, now - 10 * S
+    with transaction(services.engine, write=True) as conn:
+        job = job_table.claim_next(conn, "w1", 30, VERSIONS.label)
+    for first, second in [(earlier, later), (later, earlier)]:
+        def current(conn):
+            for started, result_id in ((first, "res_first"), (second, "res_second")):
+                claimed = job_table.ClaimedJob(**{**job.__dict__, "claimed_at": started})
+                conn.execute(job_table.results.insert().values(
+                    id=result_id, account="acme", cache_key=job.cache_key,
+                    content_hash=job.content_hash, job_id=job_id, document="{}",
+                    created_at=now))
+                job_table._make_current(conn, claimed, result_id)
+            return conn.execute(select(cache_entries.c.result_id)).scalar()
+
+        expected = "res_second" if supersedes(second, first) else "res_first"
+        assert rolled_back(services, current) == expected

@@ -188,3 +188,47 @@ def test_a_hung_s3_turns_into_503_within_seconds(outage_cluster, own_s3):
     assert counts(c) == before
     wait_for(lambda: readyz(c).status_code == 200, "readiness after S3 resumed")
     assert c.upload(variant(pdf, "hung")).status_code == 202  # accepted again (no worker here)
+
+
+def postgres_pids(pg) -> list[int]:
+    """The postmaster and every backend: all of them must stop for the server to hang."""
+    master = int((pg.data_dir / "postmaster.pid").read_text().split()[0])
+    from tests.production.cluster import children
+
+    return [master, *children(master)]
+
+
+def test_a_hung_postgres_turns_into_503_within_seconds_and_no_lease_keeper_hangs(
+        own_pg, own_s3, tmp_path, long_pdf):
+    """A server alive to TCP that answers nothing (SIGSTOP): the client's own deadline ends
+    every wait, requests get 503, and a worker whose lease cannot be renewed stops its work."""
+    with cluster(own_pg, own_s3, BUCKET, tmp_path / "cluster", template=TEMPLATE,
+                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS, LEDGERLINE_DB_TIMEOUT_SECONDS="1") as c:
+        c.create_tenant()
+        c.start_api(1)
+        worker = c.start_worker()
+        job = c.job_of(c.upload(long_pdf).json()["id"])
+        c.wait_for_owner(job.id)
+        wait_for(lambda: c.sql("SELECT 1 FROM model_calls WHERE job_id = :id", id=job.id),
+                 "the extraction to start")
+        stopped = postgres_pids(own_pg)
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            ready, ready_took = timed(lambda: readyz(c))
+            refused, refused_took = timed(lambda: c.upload(variant(long_pdf, "hung"), timeout=60))
+            # The keeper cannot renew; once the lease would have run out it stops the work.
+            wait_for(lambda: "lease lost" in worker.log(), "the worker to give its lease up",
+                     timeout=float(LEASE_SECONDS) + 15)
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+        print(f"hung PostgreSQL: /readyz in {ready_took:.1f}s, an upload in {refused_took:.1f}s")
+        assert ready.status_code == 503 and ready_took < 8, ready_took
+        assert refused.status_code == 503 and refused_took < 15, refused_took
+        done = c.wait_for_job(job.id, "completed", timeout=120)
+        assert done.fencing_token >= 2  # taken over after the lease ran out
+        assert c.scalar("SELECT count(*) FROM model_calls WHERE job_id = :id AND outcome = "
+                        "'published'", id=job.id) == 1
+        assert worker.alive()
+        wait_for(lambda: readyz(c).status_code == 200, "readiness after PostgreSQL resumed")

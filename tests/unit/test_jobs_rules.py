@@ -80,3 +80,57 @@ def test_only_transient_failures_are_retried_and_only_a_few_times():
     assert should_retry(1, transient=True)
     assert not should_retry(1, transient=False)
     assert not should_retry(MAX_ATTEMPTS, transient=True)
+
+
+# --- the job engine's rules ------------------------------------------------------------
+
+from ledgerline.domain.cache import ExtractorVersions, supersedes  # noqa: E402
+from ledgerline.domain.jobs import (UNBILLED_OUTCOMES, CallOutcome, exhausted,  # noqa: E402
+                                    fair_position, renew_interval)
+
+
+def test_a_job_is_exhausted_once_it_had_max_attempts_claims():
+    assert not exhausted(MAX_ATTEMPTS - 1)
+    assert exhausted(MAX_ATTEMPTS) and exhausted(MAX_ATTEMPTS + 3)
+
+
+def test_an_account_without_work_in_flight_enters_at_the_head_of_the_queue():
+    assert fair_position(queue_head=40, account_last=None) == 40
+    assert fair_position(queue_head=None, account_last=None) == 0
+
+
+def test_an_account_with_a_backlog_queues_behind_its_own_last_job():
+    assert fair_position(queue_head=40, account_last=140) == 141
+    assert fair_position(queue_head=40, account_last=10) == 40  # its old jobs ran long ago
+
+
+def test_two_backlogs_interleave():
+    head, last = 0, {"a": None, "b": None}
+    order = []
+    for account in ["a"] * 5 + ["b"] * 5:  # a queues five, then b five
+        position = fair_position(head, last[account])
+        last[account] = position
+        order.append((position, account))
+    assert [account for _, account in sorted(order)][:4] == ["a", "b", "a", "b"]
+
+
+def test_work_that_never_reached_a_model_is_not_billed():
+    assert {o.value for o in CallOutcome if not o.billed} == set(UNBILLED_OUTCOMES) == {
+        "refused", "unstarted"}
+    assert CallOutcome.CANCELLED.billed and CallOutcome.ABANDONED.billed
+
+
+def test_the_cache_keeps_the_most_recently_started_extraction():
+    assert supersedes(NOW, NOW - timedelta(seconds=1))
+    assert not supersedes(NOW - timedelta(seconds=1), NOW)
+    assert not supersedes(NOW, NOW)  # a tie keeps what is there
+    assert supersedes(NOW, None)     # entries from before the rule are older than any
+
+
+def test_leases_are_renewed_three_times_a_lease():
+    assert renew_interval(30) == 10
+
+
+def test_the_versions_label_names_all_four_parts():
+    versions = ExtractorVersions("invoice-v1", "p1", "m1", "c" * 64)
+    assert versions.label == "invoice-v1/p1/m1/" + "c" * 64

@@ -4,7 +4,7 @@ import os
 import blake3
 import pytest
 
-from ledgerline.domain.errors import EmptyBody, NotPdf, TooLarge
+from ledgerline.domain.errors import EmptyBody, TooLarge, UnsupportedFormat
 from ledgerline.service_layer.spool import spool
 
 PDF = b"%PDF-1.7\n" + os.urandom(700_000)
@@ -36,7 +36,7 @@ def test_size_cap_is_enforced_mid_read_and_leaves_nothing(tmp_path):
 
 
 def test_non_pdf_bytes_are_refused_by_content(tmp_path):
-    with pytest.raises(NotPdf):
+    with pytest.raises(UnsupportedFormat):
         spool(io.BytesIO(b"PK\x03\x04 a zip file named invoice.pdf"), 10**6, str(tmp_path))
     assert list(tmp_path.iterdir()) == []
 

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from ..extraction.errors import ExtractionError
+from ..formats import Format, detect_file
 from .preflight import PreflightLimits, check_pdf
 
 log = logging.getLogger(__name__)
@@ -56,10 +57,18 @@ class SandboxLimits:
 
 
 class Cancelled(ExtractionError):
-    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it."""
+    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it.
 
-    def __init__(self, message: str = "extraction cancelled by shutdown"):
+    `before_start`: no extraction process had been started, so no work was done (cost 0)."""
+
+    def __init__(self, message: str = "extraction cancelled by shutdown", *,
+                 before_start: bool = False):
         super().__init__("extraction_cancelled", message, transient=True)
+        self.before_start = before_start
+
+
+class Refused(ExtractionError):
+    """The structural pre-flight refused the file before the extractor saw it (cost 0)."""
 
 
 class SandboxedExtractor:
@@ -94,16 +103,16 @@ class SandboxedExtractor:
 
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
-            raise Cancelled()
+            raise Cancelled(before_start=True)
         reader, writer = self._context.Pipe(duplex=False)
         proc = self._context.Process(
             target=_child_main, name="ledgerline-extract", daemon=True,
             args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
-        started = time.monotonic()
         try:
             with self._lock:
-                proc.start()
+                proc.start()  # the first start waits for the fork server's preloading
                 self._running.add(proc)
+            started = time.monotonic()  # the child's own limits count from here too
         except OSError as exc:  # out of processes or file descriptors: try again later
             reader.close()
             raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
@@ -155,6 +164,9 @@ def _unpack(message) -> dict:
     if kind == "error":
         code, text, transient = payload
         raise ExtractionError(code, text, transient=transient)
+    if kind == "refused":
+        code, text = payload
+        raise Refused(code, text)
     log.error("extraction raised inside the sandbox:\n%s", payload)
     raise ExtractionError("extraction_error", payload.strip().splitlines()[-1][:500])
 
@@ -217,8 +229,22 @@ def _on_sigxcpu(signum, frame):
     raise _CpuLimit()
 
 
+def _inherited_address_space() -> int:
+    """Bytes of address space the child starts with: what the fork server preloaded (code,
+    the schematron engine's reservation), shared with every other child and not this
+    document's to spend."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _limit_self(limits: SandboxLimits) -> None:
-    memory = limits.memory_mb * MB
+    memory = _inherited_address_space() + limits.memory_mb * MB
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     # Soft limit: SIGXCPU, which we turn into a clean answer; hard: SIGKILL if that fails.
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_limit, limits.cpu_limit + 1))
@@ -231,9 +257,15 @@ def _limit_self(limits: SandboxLimits) -> None:
 def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimits) -> None:
     try:
         _limit_self(limits)
-        check_pdf(path, PreflightLimits(max_pages=limits.max_pages,
-                                        max_decompressed_bytes=limits.max_decompressed_mb * MB))
-        message = ("ok", _build(recipe).extract(path, content_hash))
+        try:
+            if detect_file(path) is not Format.XML:  # XML has its own hardened reader
+                check_pdf(path, PreflightLimits(
+                    max_pages=limits.max_pages,
+                    max_decompressed_bytes=limits.max_decompressed_mb * MB))
+        except ExtractionError as exc:  # refused before any extraction: reported apart
+            message = ("refused", (exc.code, exc.message))
+        else:
+            message = ("ok", _build(recipe).extract(path, content_hash))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _CpuLimit:

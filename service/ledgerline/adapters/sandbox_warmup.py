@@ -56,6 +56,15 @@ def warm() -> None:
     finally:
         os.unlink(path)
     _import_vat_checkers()
+    _compile_schematron()
+
+
+def _compile_schematron() -> None:
+    """The official EN 16931 rules, compiled once here instead of once per XML invoice; Saxon
+    also has to start before the children's memory limit, which its reservation exceeds."""
+    from ..extraction.checks import schematron
+
+    schematron.warm()
 
 
 def _import_vat_checkers() -> None:

@@ -11,6 +11,9 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO, Protocol
 from urllib.parse import urlparse
@@ -28,9 +31,28 @@ class IntegrityError(StorageUnavailable):
     """The store did not receive the bytes we sent."""
 
 
+ORIGINALS_PREFIX = "accounts/"
+
+
 def original_key(account: str, content_hash: str) -> str:
     algorithm, _, digest = content_hash.partition(":")
     return f"accounts/{account}/originals/{algorithm}/{digest[:2]}/{digest}"
+
+
+def parse_original_key(key: str) -> tuple[str, str] | None:
+    """(account, content hash) of a key made by original_key, else None."""
+    parts = key.split("/")
+    if (len(parts) == 6 and parts[0] == "accounts" and parts[2] == "originals"
+            and parts[4] == parts[5][:2] and original_key(parts[1], f"{parts[3]}:{parts[5]}") == key):
+        return parts[1], f"{parts[3]}:{parts[5]}"
+    return None
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    size: int
+    modified_at: datetime  # aware, UTC
 
 
 class ObjectStore(Protocol):
@@ -42,6 +64,12 @@ class ObjectStore(Protocol):
     def open_stream(self, key: str): ...
 
     def exists(self, key: str) -> bool: ...
+
+    def delete(self, key: str) -> None:
+        """Remove the object; a missing one is not an error."""
+
+    def list_originals(self) -> Iterator[StoredObject]:
+        """Every object under ORIGINALS_PREFIX (for the retention purge)."""
 
     def check(self) -> None:
         """Raise StorageUnavailable unless the store answers."""
@@ -95,6 +123,20 @@ class LocalObjectStore:
 
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
+
+    def delete(self, key: str) -> None:
+        try:
+            self._path(key).unlink(missing_ok=True)
+        except OSError as exc:
+            raise StorageUnavailable(f"cannot delete {key}: {exc.strerror}") from exc
+
+    def list_originals(self) -> Iterator[StoredObject]:
+        base = self.root / ORIGINALS_PREFIX
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if path.is_file() and not path.name.startswith(".incoming-"):
+                info = path.stat()
+                yield StoredObject(str(path.relative_to(self.root)), info.st_size,
+                                   datetime.fromtimestamp(info.st_mtime, timezone.utc))
 
     def check(self) -> None:
         if not os.access(self.root, os.W_OK):
@@ -155,6 +197,24 @@ class S3ObjectStore:
             if _s3_code(exc) in ("NoSuchKey", "404", "NotFound"):
                 return False
             raise StorageUnavailable(str(exc)) from exc
+
+    def delete(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=self._key(key))
+        except self._errors as exc:
+            raise StorageUnavailable(f"cannot delete {key}: {exc}") from exc
+
+    def list_originals(self) -> Iterator[StoredObject]:
+        strip = len(self._key(""))
+        try:
+            pages = self.client.get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=self._key(ORIGINALS_PREFIX))
+            for page in pages:
+                for item in page.get("Contents", []):
+                    yield StoredObject(item["Key"][strip:], item["Size"],
+                                       item["LastModified"].astimezone(timezone.utc))
+        except self._errors as exc:
+            raise StorageUnavailable(f"cannot list the originals: {exc}") from exc
 
     def check(self) -> None:
         try:

@@ -38,6 +38,11 @@ class ExtractorVersions:
     model: str
     model_config_digest: str
 
+    @property
+    def label(self) -> str:
+        """All four in one readable string: stored on each job, compared by each claim."""
+        return "/".join([self.schema, self.preprocessing, self.model, self.model_config_digest])
+
 
 @dataclass(frozen=True)
 class CacheKey:
@@ -64,6 +69,27 @@ class UploadRequest:
     @property
     def request_hash(self) -> str:
         return _digest(["extract_invoice", self.account, self.content_hash, str(self.fresh)])
+
+
+@dataclass(frozen=True)
+class RetryRequest:
+    """A new attempt for a failed invoice, for idempotency: same key, same invoice."""
+    account: str
+    invoice_id: str
+
+    @property
+    def request_hash(self) -> str:
+        return _digest(["retry_invoice", self.account, self.invoice_id])
+
+
+def supersedes(started_at, current_started_at) -> bool:
+    """A finished extraction replaces the cache's current result only if it started later.
+
+    So a slow extraction that ends after a fresh one (`Cache-Control: no-cache`) never
+    overwrites it: the current result is always the most recently started extraction. An
+    entry without a start time (written before this rule) is older than any.
+    """
+    return current_started_at is None or started_at > current_started_at
 
 
 def _digest(parts: list[str]) -> str:

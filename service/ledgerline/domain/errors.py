@@ -22,7 +22,10 @@ Unauthenticated = _error("Unauthenticated", 401, "unauthenticated", "Missing or 
 Forbidden = _error("Forbidden", 403, "forbidden", "Your role may not do this")
 NotFound = _error("NotFound", 404, "not_found", "No such resource")
 TooLarge = _error("TooLarge", 413, "too_large", "The upload is larger than allowed")
-NotPdf = _error("NotPdf", 415, "not_a_pdf", "The body is not a PDF document")
+UnsupportedFormat = _error("UnsupportedFormat", 415, "unsupported_media_type",
+                           "The body is not an accepted document format")
+InvoiceNotFailed = _error("InvoiceNotFailed", 409, "invoice_not_failed",
+                          "Only a failed invoice can be retried")
 IdempotencyKeyReused = _error("IdempotencyKeyReused", 422, "idempotency_key_reused",
                               "This Idempotency-Key was used for a different request")
 Unavailable = _error("Unavailable", 503, "unavailable", "Storage or database unavailable")

@@ -28,6 +28,27 @@ class CacheOutcome(str, enum.Enum):
     MISS = "miss"
     JOINED = "joined"
     BYPASS = "bypass"
+    RETRY = "retry"  # not an upload: a new attempt for a failed invoice, asked for on purpose
+
+
+class CallOutcome(str, enum.Enum):
+    """How a row of the call ledger ended."""
+    RUNNING = "running"        # started; not ended yet
+    PUBLISHED = "published"    # its result became the job's
+    DISCARDED = "discarded"    # finished after its worker lost the lease: paid, not used
+    FAILED = "failed"          # the extraction or its result was unusable
+    ABANDONED = "abandoned"    # its worker vanished; a later claim took the job over
+    CANCELLED = "cancelled"    # stopped while the model ran (shutdown, lease lost): paid
+    REFUSED = "refused"        # the pre-flight refused the file before any model saw it
+    UNSTARTED = "unstarted"    # cancelled before the extraction process started
+
+    @property
+    def billed(self) -> bool:
+        """Work that never reached a model costs nothing and is reported apart."""
+        return self not in (CallOutcome.REFUSED, CallOutcome.UNSTARTED)
+
+
+UNBILLED_OUTCOMES = tuple(o.value for o in CallOutcome if not o.billed)
 
 
 # --- idempotency ----------------------------------------------------------------
@@ -89,10 +110,30 @@ def lease_expiry(now: datetime, seconds: float) -> datetime:
 
 def claimable(status: JobStatus, run_after: datetime, lease_expires_at: datetime | None,
               now: datetime) -> bool:
-    """Pending work whose backoff is over, or running work whose owner's lease ran out."""
+    """Pending work whose backoff is over, or running work whose owner's lease ran out.
+
+    `now` is the database's clock: every process compares against the same time, so a host
+    whose clock runs ahead can neither take a healthy lease nor hide new work from the others.
+    """
     if status is JobStatus.PENDING:
         return run_after <= now
     return status is JobStatus.RUNNING and lease_expires_at is not None and lease_expires_at <= now
+
+
+def exhausted(attempts: int) -> bool:
+    """A claimable job that already had MAX_ATTEMPTS claims is failed, not claimed again: a
+    file that kills its worker (or its lease) every time costs at most MAX_ATTEMPTS calls."""
+    return attempts >= MAX_ATTEMPTS
+
+
+# Lease keeping: renew every third of the lease; a renewal that fails is retried quickly, so
+# one blip costs a fraction of a second rather than a third of the lease.
+RENEWALS_PER_LEASE = 3
+RENEWAL_RETRY_SECONDS = 0.2
+
+
+def renew_interval(lease_seconds: float) -> float:
+    return lease_seconds / RENEWALS_PER_LEASE
 
 
 def may_publish(claim: Claim, *, current_owner: str | None, current_token: int,
@@ -107,6 +148,24 @@ def may_publish(claim: Claim, *, current_owner: str | None, current_token: int,
             and current_token == claim.token
             and lease_expires_at is not None
             and now < lease_expires_at)
+
+
+# --- fairness between accounts ------------------------------------------------------
+
+def fair_position(queue_head: int | None, account_last: int | None) -> int:
+    """Where a new job of an account enters the queue (claims take the lowest position first).
+
+    Start-time fair queuing: a job starts at the queue's head (the lowest position still in
+    flight) or just after the account's own latest job in flight, whichever is later. An
+    account with a backlog of a hundred jobs therefore holds positions head … head+99, and an
+    account that uploads one job now gets `head`: it is claimed next, after at most the jobs
+    already running. Two accounts with backlogs alternate. Positions only order the queue;
+    they carry no time.
+    """
+    head = queue_head if queue_head is not None else 0
+    if account_last is None:
+        return head
+    return max(head, account_last + 1)
 
 
 # --- retries ----------------------------------------------------------------------

@@ -1,8 +1,10 @@
-"""Invoice extraction: embedded e-invoice XML (CII / UBL) when present, the PDF text layer always.
+"""Invoice extraction: e-invoice XML (UBL, CII, KSeF) on its own or embedded in a PDF, the PDF
+text layer always.
 
 Public interface used by the rest of the service::
 
     extract_pdf(path, *, content_hash, use_embedded_xml=True) -> dict   # invoice-v1 document
+                                        # of the PDF or e-invoice XML at path (told by content)
     ExtractionError(code, message, transient=False)
     parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
     SCHEMA_VERSION, PREPROCESSING_VERSION, MODEL_VERSION, MODEL_CONFIG, model_config_digest()
@@ -19,7 +21,9 @@ import json
 import os
 
 import pdfminer
+import stdnum
 
+from .checks.schematron import RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
 from .ranker.model import FORMAT as RANKER_FORMAT
@@ -33,7 +37,9 @@ MODEL_CONFIG: dict = {
     # the learned ranker's file: another model, another cache key
     "ranker": {"format": RANKER_FORMAT, "sha256": model_digest()},
     "embedded_xml": True,
-    "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL"],
+    "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL", "KSeF"],
+    "official_rules": RULESET_VERSION,  # the EN 16931 / XRechnung schematron run on the XML
+    "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
     "languages": list(LANGUAGES),
     "layout": dict(LAYOUT_PARAMS),
@@ -78,15 +84,24 @@ def versions() -> dict:
 def extract_pdf(
     path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True
 ) -> dict:
-    """Extract the invoice-v1 document from the PDF at ``path``.
+    """Extract the invoice-v1 document from the PDF or e-invoice XML at ``path``.
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
-    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``).
+    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for XML ``xml_malformed``,
+    ``xml_too_large``, ``xml_too_deep``, ``xml_external_entity``, ``xml_entity_expansion``,
+    ``xml_dtd_refused``, ``xml_not_an_invoice``).
     """
-    from .pipeline import extract
+    from ..formats import Format, detect_file
+    from .pipeline import extract, extract_xml
 
     if not isinstance(content_hash, str) or not content_hash.startswith("blake3:"):
         raise ValueError("content_hash must look like 'blake3:<hex>'")
+    try:
+        is_xml = detect_file(path) is Format.XML
+    except OSError:
+        is_xml = False  # the PDF source reports the missing file
+    if is_xml:
+        return extract_xml(path, content_hash=content_hash, versions=versions())
     return extract(
         path, content_hash=content_hash, use_embedded_xml=use_embedded_xml, versions=versions()
     )

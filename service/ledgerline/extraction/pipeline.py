@@ -1,20 +1,29 @@
-"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always.
+"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always;
+an e-invoice XML on its own is read exactly and checked against the official rules.
 
-Source (PDF text layer, embedded XML) → geometry index → candidate generation (``finders``) →
-the learned ranker (``ranker``) → EN 16931 validations → the invoice-v1 document.
+Source (PDF text layer, embedded XML, standalone XML) → geometry index → candidate generation
+(``finders``) → the learned ranker (``ranker``) → EN 16931 validations → the invoice-v1 document.
 """
 
 from __future__ import annotations
 
 from . import document as D
+from .checks import schematron
 from .errors import ExtractionError
 from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
 from .ranker import choose
-from .sources.einvoice_xml import pick_invoice_attachment
+from .sources.einvoice_xml import XmlInvoice, parse_invoice_xml, pick_invoice_attachment
 from .sources.pdf_text import parse_pdf
-from .validation import apply_to_confidence, run_all
+from .sources.xml_parsing import MAX_XML_BYTES
+from .validation import (
+    apply_to_confidence,
+    arithmetic_rules,
+    identifier_checks,
+    official_results,
+    run_all,
+)
 from .xml_crosscheck import xml_fields
 
 LOW_CONFIDENCE = 0.6  # a key field less sure than this asks for review
@@ -43,10 +52,23 @@ def _text_layer(dt: DocText) -> tuple[dict, list, list[str]]:
     return choice.fields, items, reasons
 
 
-def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str]):
-    """(fields, line items, validations) of an invoice read from its embedded XML."""
-    reasons.extend(f"embedded XML: {w}" for w in inv.warnings)
-    if dt is None:
+def xml_validations(inv: XmlInvoice, line_items: list) -> list[dict]:
+    """The official EN 16931 (and XRechnung) rules where they apply, else the arithmetic rules
+    on the XML's values; the identifier checks always."""
+    values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
+    outcome = schematron.check(inv.syntax, inv.profile, inv.root)
+    out = official_results(outcome)
+    if not outcome.ran:
+        out += arithmetic_rules(
+            values, line_items=line_items, totals=inv.totals, tax_breakdown=inv.tax_breakdown
+        )
+    return out + identifier_checks(values, inv.vat_countries)
+
+
+def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str], *, embedded=True):
+    """(fields, line items, validations) of an invoice read from its XML."""
+    reasons.extend(f"{'embedded ' if embedded else ''}XML: {w}" for w in inv.warnings)
+    if dt is None and embedded:
         reasons.append("no text layer: the printed invoice could not be compared with the XML")
     fields = xml_fields(inv, dt, text_fields, reasons)
     # note-only lines (no amount, quantity or price) carry no billing data
@@ -55,18 +77,21 @@ def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str]):
         for li in inv.line_items
         if any(li.get(k) is not None for k in ("net_amount", "quantity", "unit_price"))
     ]
-    values = {k: inv.fields.get(k) for k in D.FIELD_NAMES}
-    validations = run_all(
-        values, line_items=line_items, totals=inv.totals, tax_breakdown=inv.tax_breakdown
-    )
-    return fields, line_items, validations
+    return fields, line_items, xml_validations(inv, line_items)
 
 
 def _from_text_layer(text_fields, items, reasons: list[str]):
     """(fields, line items, validations) of an invoice read from its text alone."""
     fields = _text_entries(text_fields)
     values = {k: (v["value"]) for k, v in fields.items()}
-    validations = run_all(values, line_items=items, totals=None, tax_breakdown=None)
+    # totals computed from the other totals (not a sum of printed VAT rows) prove nothing
+    derived = frozenset(
+        name for name, c in text_fields.items()
+        if c is not None and c.derived and c.evidence.kind == "derived"
+    )
+    validations = run_all(
+        values, line_items=items, totals=None, tax_breakdown=None, derived=derived
+    )
     for name in D.KEY_FIELDS:
         entry = fields[name]
         if entry["value"] is None:
@@ -75,6 +100,36 @@ def _from_text_layer(text_fields, items, reasons: list[str]):
         elif entry["confidence"] < LOW_CONFIDENCE:
             reasons.append(f"{name}: low confidence ({entry['confidence']})")
     return fields, items, validations
+
+
+def _finish(fields, validations, reasons) -> None:
+    conf = {k: v["confidence"] for k, v in fields.items() if v["value"] is not None}
+    reasons.extend(apply_to_confidence(validations, conf))
+    for k, c in conf.items():
+        fields[k]["confidence"] = c
+
+
+def extract_xml(path, *, content_hash: str, versions: dict) -> dict:
+    """The invoice-v1 document of a standalone e-invoice XML (UBL, CII or KSeF)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_XML_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise ExtractionError("file_not_found", f"no such file: {path}") from exc
+    inv = parse_invoice_xml(data)
+    reasons: list[str] = []
+    fields, line_items, validations = _from_xml(inv, None, None, reasons, embedded=False)
+    _finish(fields, validations, reasons)
+    return D.build_document(
+        source="xml",
+        versions=versions,
+        content_hash=content_hash,
+        pages=0,
+        fields=fields,
+        line_items=line_items,
+        validations=validations,
+        reasons=reasons,
+    )
 
 
 def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) -> dict:
@@ -97,10 +152,7 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         reasons.extend(text_reasons)
         fields, line_items, validations = _from_text_layer(text_fields, items, reasons)
         source = "text_layer"
-    conf = {k: v["confidence"] for k, v in fields.items() if v["value"] is not None}
-    reasons.extend(apply_to_confidence(validations, conf))
-    for k, c in conf.items():
-        fields[k]["confidence"] = c
+    _finish(fields, validations, reasons)
     return D.build_document(
         source=source,
         versions=versions,

@@ -45,6 +45,15 @@ class BoundedGeventWorker(GeventWorker):
                                     self.edge.body_timeout_seconds)
         super().handle_request(listener_name, req, sock, addr)
 
+    def handle_exit(self, sig, frame):
+        # Tell the embedded extraction worker at once, not when gunicorn's worker_exit hook
+        # runs: that comes only after the graceful wait for open connections, by which time
+        # the arbiter's own graceful deadline may already have killed the process, job in hand.
+        super().handle_exit(sig, frame)
+        embedded = getattr(self, "_ledgerline_worker", None)
+        if embedded is not None:
+            embedded[1].request()
+
 
 class DeadlineBody:
     """A request body whose reads all end by one deadline (gunicorn's Body interface)."""

@@ -17,7 +17,8 @@ from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
-from ..service_layer.intake import authorise_upload, upload
+from ..formats import HEAD_BYTES, detect
+from ..service_layer.intake import authorise_upload, retry, upload
 from . import headers, limits
 from .auth import current_caller
 
@@ -62,6 +63,22 @@ def create_invoice(account: str):
     asked = headers.prefer_wait(request.headers.get("Prefer"))
     result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
                     fresh=fresh)
+    return _accepted(services, caller, account, result, asked)
+
+
+@bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
+def retry_invoice(account: str, invoice_id: str):
+    """A new attempt for a failed invoice (its uploader, or a customer of the account)."""
+    services, caller = _services(), current_caller()
+    authorise_upload(caller, _account(account))
+    key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
+    asked = headers.prefer_wait(request.headers.get("Prefer"))
+    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+    return _accepted(services, caller, account, result, asked)
+
+
+def _accepted(services, caller, account: str, result, asked: int):
+    """201 finished, 202 pending or running, 200 an idempotent replay; with Location."""
     with limits.wait_slot(caller.key_id, asked) as wait:
         invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
@@ -145,15 +162,19 @@ def get_file(account: str, invoice_id: str):
     except StorageUnavailable as exc:
         raise Unavailable("storage is unavailable") from exc
 
+    head = body.read(HEAD_BYTES)  # what the original is decides how it is served
+    kind = detect(head)
+
     def chunks():
         try:
+            yield head
             while chunk := body.read(256 * 1024):
                 yield chunk
         finally:
             body.close()
 
-    resp = Response(stream_with_context(chunks()), mimetype="application/pdf")
-    resp.headers["Content-Disposition"] = f'attachment; filename="{invoice_id}.pdf"'
+    resp = Response(stream_with_context(chunks()), mimetype=kind.media_type)
+    resp.headers["Content-Disposition"] = f'attachment; filename="{invoice_id}{kind.suffix}"'
     return resp
 
 

@@ -43,10 +43,13 @@ TYPES: dict[str, ProblemType] = {
     "too_large": ProblemType(413, "The upload is larger than allowed", "Bodies above "
                              "LEDGERLINE_MAX_UPLOAD_BYTES are refused while they stream; nothing "
                              "was accepted."),
-    "not_a_pdf": ProblemType(415, "The body is not a PDF document", "Upload the PDF itself "
-                             "(`Content-Type: application/pdf`) or as the multipart field `file`."),
-    "unsupported_media_type": ProblemType(415, "Unsupported media type", "The body's "
-                                          "Content-Type is not one this endpoint reads."),
+    "unsupported_media_type": ProblemType(415, "The body is not an accepted document format",
+                                          "Upload a PDF, a JPEG, PNG, TIFF, WebP or HEIF image, "
+                                          "or an e-invoice XML (UBL, CII, KSeF): the format is "
+                                          "told by the bytes, not by the Content-Type."),
+    "invoice_not_failed": ProblemType(409, "Only a failed invoice can be retried", "The invoice "
+                                      "is pending, running or completed; retry asks for a new "
+                                      "attempt at a failed one."),
     "idempotency_key_reused": ProblemType(422, "This Idempotency-Key was used for a different "
                                           "request", "A key names one operation. Retry that "
                                           "operation with it, or use a new key for a new one."),

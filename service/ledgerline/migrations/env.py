@@ -14,7 +14,8 @@ def run_migrations() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = make_engine(config.get_main_option("sqlalchemy.url"))
+    # No statement timeout: building an index on a large table takes as long as it takes.
+    engine = make_engine(config.get_main_option("sqlalchemy.url"), timeout=None)
     with engine.connect() as conn:
         _run(conn)
         conn.commit()

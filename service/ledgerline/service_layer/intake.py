@@ -16,10 +16,12 @@ from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
 from ..adapters.db.notify import announce_new_job
 from ..adapters.storage import StorageUnavailable, original_key
-from ..domain.cache import CacheKey, UploadRequest
-from ..domain.errors import Forbidden, IdempotencyKeyReused, NotFound, Unavailable
+from ..domain.cache import CacheKey, RetryRequest, UploadRequest
+from ..domain.errors import (Forbidden, IdempotencyKeyReused, InvoiceNotFailed, NotFound,
+                             Unavailable)
 from ..domain.identity import Caller
-from ..domain.jobs import CacheOutcome, Replay, decide_replay
+from ..adapters.db import invoices as reads
+from ..domain.jobs import CacheOutcome, JobStatus, Replay, decide_replay
 from .spool import Spooled, spool
 
 
@@ -59,7 +61,8 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
     new_job = job_table.NewJob(
         account=account, caller_id=caller.key_id, idempotency_key=idempotency_key,
         request_hash=request.request_hash, cache_key=key.digest,
-        content_hash=spooled.content_hash, fresh=fresh)
+        content_hash=spooled.content_hash, fresh=fresh,
+        extractor_versions=services.extractor.versions.label)
     try:
         if idempotency_key:
             # Fast path for retries: no second write of the original.
@@ -68,9 +71,18 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
             if replay:
                 return replay
         new_blob = _store_original(services, account, spooled)
-        return _submit(services, new_job, new_blob)
+        try:
+            return _submit(services, new_job, new_blob)
+        except OriginalGone:
+            # A purge removed the recorded original between our look and our insert (the
+            # invoices -> blobs foreign key said so): store the file again and record it.
+            return _submit(services, new_job, _store_original(services, account, spooled))
     except OperationalError as exc:
         raise Unavailable("the database is unavailable; nothing was accepted") from exc
+
+
+class OriginalGone(Exception):
+    """The blob row an upload relied on was deleted before the upload committed."""
 
 
 def _replay(conn, job: job_table.NewJob) -> Upload | None:
@@ -102,34 +114,62 @@ def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int]
     return key, spooled.size
 
 
+CONTENTION_RETRIES = 8
+
+
 def _submit(services, job: job_table.NewJob, new_blob: tuple[str, int] | None) -> Upload:
     """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
-    for attempt in range(8):
+    for attempt in range(CONTENTION_RETRIES):
         try:
             with transaction(services.engine, write=True) as conn:
                 return _submit_once(services, conn, job, new_blob)
         except IntegrityError:
+            if new_blob is None and _original_gone(services, job):
+                raise OriginalGone(job.content_hash) from None
             time.sleep(0.005 * attempt)
     raise Unavailable("could not record the upload under contention; retry with the same key")
 
 
+def _original_gone(services, job: job_table.NewJob) -> bool:
+    with transaction(services.engine, write=False) as conn:
+        return job_table.blob_key(conn, job.account, job.content_hash) is None
+
+
 def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
-    now = services.clock()
-    mode = services.settings.cache_mode
     if job.idempotency_key:
         replay = _replay(conn, job)
         if replay:
             return replay
-
     if new_blob:
-        job_table.record_blob(conn, job.account, job.content_hash, *new_blob, now)
+        job_table.record_blob(conn, job.account, job.content_hash, *new_blob)
+    decision = _decide(services, conn, job)
+    invoice_id = job_table.insert_invoice(conn, job, decision.job_id)
+    return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be)
 
-    def insert(outcome, would_be=None, **kw):
-        job_id, invoice_id = job_table.insert_job(conn, job, outcome=outcome, now=now,
-                                                  would_be=would_be, **kw)
-        if outcome in (CacheOutcome.MISS, CacheOutcome.BYPASS):  # work for a worker
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: CacheOutcome       # what the job attached to: hit, joined, miss or bypass
+    job_id: str
+    would_be: str | None        # shadow mode: what the cache would have done
+    leader_id: str | None       # the job in flight it joined
+
+
+def _decide(services, conn, job: job_table.NewJob, *,
+            recorded_as: CacheOutcome | None = None) -> Decision:
+    """Insert the job as a cache hit, a join or new work, as the cache mode allows.
+
+    `recorded_as`: the outcome stored instead (a retry is stored as one whatever it attached
+    to, so that the report never counts it as an upload).
+    """
+    mode = services.settings.cache_mode
+
+    def insert(outcome, would_be=None, leader_id=None, **kw):
+        job_id = job_table.insert_job(conn, job, outcome=recorded_as or outcome,
+                                      would_be=would_be, leader_id=leader_id, **kw)
+        if leader_id is None and "result_id" not in kw:  # work for a worker
             announce_new_job(conn)
-        return Upload(invoice_id, job_id, outcome, False, would_be)
+        return Decision(outcome, job_id, would_be, leader_id)
 
     if job.fresh:
         return insert(CacheOutcome.BYPASS)
@@ -150,3 +190,59 @@ def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
                 return insert(CacheOutcome.HIT, result_id=result_id)
             would_be = would_be or CacheOutcome.HIT.value
     return insert(CacheOutcome.MISS, would_be=would_be, joinable=mode.joins_in_flight)
+
+
+# --- a new attempt for a failed invoice ------------------------------------------------
+
+@dataclass(frozen=True)
+class Retry:
+    invoice_id: str
+    replayed: bool
+    outcome: CacheOutcome | None  # hit, joined or miss: what the new attempt attached to
+
+
+def retry(services, caller: Caller, account: str, invoice_id: str, *,
+          idempotency_key: str | None) -> Retry:
+    """POST .../invoices/{id}/retry: a new attempt for a failed invoice.
+
+    The invoice's own job then follows the new attempt (its `leader_id`), so every reader of the
+    invoice sees the attempt's status and result; uploads that had joined the failed work keep
+    their failure. The new attempt is served from the cache, joins identical work in flight, or
+    becomes new work, exactly as an upload would. Idempotent under the caller's key; an invoice
+    that did not fail (or whose retry is already under way) is refused with 409.
+    """
+    authorise_upload(caller, account)
+    request = RetryRequest(account=account, invoice_id=invoice_id)
+    try:
+        with transaction(services.engine, write=False) as conn:
+            invoice = reads.get_invoice(conn, caller, account, invoice_id)
+        if invoice is None:
+            raise NotFound("no such invoice")
+        key = CacheKey(account=account, content_hash=invoice["content_hash"],
+                       versions=services.extractor.versions)
+        job = job_table.NewJob(
+            account=account, caller_id=caller.key_id, idempotency_key=idempotency_key,
+            request_hash=request.request_hash, cache_key=key.digest,
+            content_hash=invoice["content_hash"], fresh=False,
+            extractor_versions=services.extractor.versions.label, retry_of=invoice_id)
+        with transaction(services.engine, write=True) as conn:
+            done = _retry_once(services, conn, job, invoice_id)
+    except (OperationalError, IntegrityError) as exc:
+        raise Unavailable("the database is unavailable; nothing was changed") from exc
+    if done.outcome is CacheOutcome.MISS:
+        services.work_available.set()
+    return done
+
+
+def _retry_once(services, conn, job: job_table.NewJob, invoice_id: str) -> Retry:
+    if job.idempotency_key:
+        replay = _replay(conn, job)
+        if replay:
+            return Retry(replay.invoice_id, True, None)
+    target = job_table.retry_target(conn, invoice_id)
+    if target.status != JobStatus.FAILED.value:
+        raise InvoiceNotFailed(f"invoice {invoice_id} is {target.status}; only a failed "
+                               "invoice can be retried")
+    decision = _decide(services, conn, job, recorded_as=CacheOutcome.RETRY)
+    job_table.follow(conn, target.job_id, decision.leader_id or decision.job_id)
+    return Retry(invoice_id, False, decision.outcome)

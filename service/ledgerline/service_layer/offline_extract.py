@@ -95,12 +95,17 @@ def content_hash(path: str) -> str:
     return f"blake3:{hasher.hexdigest()}"
 
 
-def answer(extractor, planned: Planned) -> dict:
-    """The output line of one file: its document, or the error that stopped it."""
+def answer(extractor, planned: Planned, conform=None) -> dict:
+    """The output line of one file: its document (through ``conform``, the port's
+    ``(document, content_hash=, versions=)``, when given: as the service would store it), or
+    the error that stopped it."""
     if planned.error is not None:
         return {"file": planned.path, "error": planned.error}
     try:
-        document = extractor.extract(planned.path, content_hash(planned.path))
+        digest = content_hash(planned.path)
+        document = extractor.extract(planned.path, digest)
+        if conform is not None:
+            document = conform(document, content_hash=digest, versions=extractor.versions)
     except ExtractionError as exc:
         return {"file": planned.path, "error": {"code": exc.code, "message": exc.message}}
     except OSError as exc:

@@ -11,13 +11,15 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from ..adapters.db import report as queries
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import transaction, unhurried
 from ..domain.errors import BadRequest
 
 MAX_DAYS = 366
 # The days a report can be about: a ledger starts no earlier, and a range's last day plus one
 # (the SQL's exclusive end) still exists.
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9998, 12, 31)
+# One day's report on a million calls takes about a second; allow a busy server far more.
+REPORT_STATEMENT_SECONDS = 120.0
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -75,7 +77,7 @@ def days(*, day: str | None = None, first: str | None = None, last: str | None =
 def duplicate_report(engine, settings, span: Days) -> list[dict]:
     """One report document per day of the span, oldest first (days without calls included)."""
     documents = []
-    with transaction(engine, write=False) as conn:
+    with transaction(engine, write=False) as conn, unhurried(conn, REPORT_STATEMENT_SECONDS):
         for day in span:
             ops = queries.operation_rows(conn, day, lease_seconds=settings.lease_seconds)
             req = queries.request_row(conn, day)
@@ -92,6 +94,9 @@ def _document(day: date, ops: list, req, price: Decimal) -> dict:
         "operations": [_operation(op) for op in ops],
         "requests": {
             "total": req.total,
+            # Not in the contract: new attempts for failed invoices, asked for on purpose
+            # (POST …/retry); not uploads, so not in `total`.
+            "retries": req.retries,
             "cache_hits": hits,
             "joined": joined,
             "bypass": req.bypass,
@@ -119,6 +124,9 @@ def _operation(op) -> dict:
         # Not in the contract: the overlapping calls that in-flight joining would remove
         # (each overlapping group keeps its first call).
         "overlapping_repeat_calls": op.overlapping_repeat_calls,
+        # Not in the contract: attempts that never reached a model (the pre-flight refused the
+        # file, or a cancellation came before the extraction started). Cost 0; not in `calls`.
+        "unbilled_calls": op.unbilled_calls,
     }
 
 

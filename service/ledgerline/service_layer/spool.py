@@ -9,11 +9,10 @@ from typing import BinaryIO
 
 import blake3
 
-from ..domain.errors import EmptyBody, NotPdf, TooLarge
+from ..domain.errors import EmptyBody, TooLarge, UnsupportedFormat
+from ..formats import ACCEPTED, HEAD_BYTES, Format, accepted_names, detect
 
 CHUNK = 256 * 1024
-# The PDF specification lets readers accept a header within the first 1024 bytes.
-PDF_HEADER_WINDOW = 1024
 
 
 @dataclass
@@ -21,6 +20,7 @@ class Spooled:
     path: str
     size: int
     content_hash: str  # "blake3:<hex>"
+    format: Format = Format.PDF  # told by the content, never by a name or header
 
     def sha256(self) -> bytes:
         """The SHA-256 the object store verifies; computed only when the bytes are written."""
@@ -38,26 +38,30 @@ class Spooled:
 
 
 def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None) -> Spooled:
-    """Copy `stream` to a temp file. Raises TooLarge, EmptyBody or NotPdf, leaving nothing."""
+    """Copy `stream` to a temp file. Raises TooLarge, EmptyBody or UnsupportedFormat, leaving
+    nothing."""
     hasher = blake3.blake3()
     size = 0
     head = b""
-    fd, path = tempfile.mkstemp(prefix="upload-", suffix=".pdf", dir=directory)
+    fd, path = tempfile.mkstemp(prefix="upload-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as out:
             while chunk := stream.read(CHUNK):
                 size += len(chunk)
                 if size > max_bytes:
                     raise TooLarge(f"the upload is larger than {max_bytes} bytes")
-                if len(head) < PDF_HEADER_WINDOW:
-                    head += chunk[:PDF_HEADER_WINDOW]
+                if len(head) < HEAD_BYTES:
+                    head += chunk[:HEAD_BYTES]
                 hasher.update(chunk)
                 out.write(chunk)
         if size == 0:
-            raise EmptyBody("the request body is empty; send the PDF bytes")
-        if b"%PDF-" not in head[:PDF_HEADER_WINDOW]:
-            raise NotPdf("the body is not a PDF document (no %PDF- header)")
+            raise EmptyBody("the request body is empty; send the document's bytes")
+        kind = detect(head)
+        if kind not in ACCEPTED:
+            raise UnsupportedFormat(f"the body is not an accepted document format; "
+                                    f"accepted: {accepted_names()}")
     except BaseException:
         os.unlink(path)
         raise
-    return Spooled(path=path, size=size, content_hash=f"blake3:{hasher.hexdigest()}")
+    return Spooled(path=path, size=size, content_hash=f"blake3:{hasher.hexdigest()}",
+                   format=kind)

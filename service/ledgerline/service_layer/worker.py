@@ -2,6 +2,9 @@
 
 Every model call is written to the ledger before it starts, so an attempt whose result
 is later discarded (or whose worker dies) is still counted and paid for in the report.
+No exception leaves a job `running`: a database outage aside (nothing can be written then;
+the lease runs out and another claim takes over), a job ends completed, failed with a
+specific code, or handed back, and its call is ended exactly once.
 """
 from __future__ import annotations
 
@@ -12,21 +15,23 @@ import tempfile
 import threading
 import time
 import uuid
-from datetime import timedelta
 
 from sqlalchemy.exc import OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
 from ..adapters.db.engine import transaction
-from ..adapters.sandbox import Cancelled
+from ..adapters.extractor import conform
+from ..adapters.sandbox import Cancelled, Refused
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
-from ..domain.jobs import retry_delay, should_retry
+from ..domain.jobs import (RENEWAL_RETRY_SECONDS, CallOutcome, renew_interval, retry_delay,
+                           should_retry)
 from ..extraction.errors import ExtractionError
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
 STORAGE_BACKOFF_SECONDS = 2.0
+DATABASE_BACKOFF_SECONDS = 1.0
 
 
 def worker_name() -> str:
@@ -34,29 +39,44 @@ def worker_name() -> str:
 
 
 class LeaseKeeper(threading.Thread):
-    """Renews the lease every third of its length; notes when the lease is lost."""
+    """Renews the lease every third of its length. A renewal that fails is retried every
+    RENEWAL_RETRY_SECONDS; once the lease is lost (the database refused the renewal, or no
+    renewal succeeded before the lease would have run out), `on_lost` stops the work at once."""
 
-    def __init__(self, services, job: job_table.ClaimedJob):
+    def __init__(self, services, job: job_table.ClaimedJob, on_lost=None):
         super().__init__(daemon=True, name=f"lease-{job.claim.job_id}")
         self.services, self.claim = services, job.claim
         self.lost = threading.Event()
+        self._on_lost = on_lost
         self._done = threading.Event()
 
     def run(self) -> None:
-        interval = self.services.settings.lease_seconds / 3
-        while not self._done.wait(interval):
+        lease = self.services.settings.lease_seconds
+        # About when the lease runs out unless renewed (the database's clock decides; this
+        # only tells the keeper when to stop hoping).
+        held_until = time.monotonic() + lease
+        wait = renew_interval(lease)
+        while not self._done.wait(wait):
+            sent = time.monotonic()
             try:
                 with transaction(self.services.engine, write=True) as conn:
-                    renewed = job_table.renew(conn, self.claim, self.services.clock(),
-                                              self.services.settings.lease_seconds)
-            except Exception:  # a database blip: try again at the next tick
+                    renewed = job_table.renew(conn, self.claim, lease)
+            except Exception:  # a database blip: try again soon, while the lease lasts
                 log.warning("lease renewal failed for %s", self.claim.job_id, exc_info=True)
+                if time.monotonic() + RENEWAL_RETRY_SECONDS >= held_until:
+                    return self._lose("no renewal succeeded before the lease ran out")
+                wait = RENEWAL_RETRY_SECONDS
                 continue
             if renewed is None:
-                metrics.LEASES_LOST.inc()
-                self.lost.set()
-                return
-            self.claim = renewed
+                return self._lose("the lease was taken over or ran out")
+            self.claim, held_until, wait = renewed, sent + lease, renew_interval(lease)
+
+    def _lose(self, why: str) -> None:
+        log.warning("job %s: lease lost (%s); stopping its work", self.claim.job_id, why)
+        metrics.LEASES_LOST.inc()
+        self.lost.set()
+        if self._on_lost is not None and not self._done.is_set():
+            self._on_lost()
 
     def stop(self) -> None:
         self._done.set()
@@ -70,9 +90,10 @@ class Shutdown:
     claimable at once by another worker). A second signal hands back at once.
     """
 
-    def __init__(self, extractor, grace: float):
+    def __init__(self, extractors, grace: float):
         self.stop = threading.Event()
-        self._extractor, self._grace = extractor, grace
+        self._extractors = extractors if isinstance(extractors, (list, tuple)) else [extractors]
+        self._grace = grace
         self._timer: threading.Timer | None = None
 
     def request(self, *_signal) -> None:
@@ -85,9 +106,10 @@ class Shutdown:
         self._timer.start()
 
     def hand_back(self) -> None:
-        cancel = getattr(self._extractor, "cancel", None)  # only a sandbox can be interrupted
-        if cancel is not None:
-            cancel()
+        for extractor in self._extractors:
+            cancel = getattr(extractor, "cancel", None)  # only a sandbox can be interrupted
+            if cancel is not None:
+                cancel()
 
     def done(self) -> None:
         if self._timer is not None:
@@ -95,14 +117,21 @@ class Shutdown:
 
 
 class Worker:
-    def __init__(self, services, name: str | None = None, poll_interval: float = 0.25):
+    def __init__(self, services, name: str | None = None, poll_interval: float = 0.25, *,
+                 extractor=None):
         self.services = services
+        # Its own extractor when several workers share a process, so that losing one lease
+        # cancels only that worker's extraction.
+        self.extractor = extractor or services.extractor
         self.name = name or worker_name()
         self.poll_interval = poll_interval
         self._backoff = 0.0  # set after an outage of the object store
+        self._stop = threading.Event()
+        self._claim_unsure = False  # a claim's acknowledgement was lost
 
     def run(self, stop: threading.Event) -> None:
         """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
+        self._stop = stop
         wake = self.services.work_available
         while not stop.is_set():
             try:
@@ -111,11 +140,11 @@ class Worker:
                 log.warning("worker %s: database unavailable (%s); retrying",
                             self.name, type(exc.orig).__name__)
                 worked = False
-                stop.wait(1.0)
+                stop.wait(DATABASE_BACKOFF_SECONDS)
             except Exception:
                 log.exception("worker %s: unexpected error; backing off", self.name)
                 worked = False
-                stop.wait(1.0)
+                stop.wait(DATABASE_BACKOFF_SECONDS)
             if self._backoff:
                 stop.wait(self._backoff)
                 self._backoff = 0.0
@@ -124,76 +153,66 @@ class Worker:
                 wake.clear()
 
     def run_once(self) -> bool:
-        services = self.services
-        with transaction(services.engine, write=True) as conn:
-            job = job_table.claim_next(conn, self.name, services.clock(),
-                                       services.settings.lease_seconds)
+        job = self._claim()
         if job is None:
             return False
-        keeper = LeaseKeeper(services, job)
+        if isinstance(job, job_table.Exhausted):
+            log.warning("job %s: failed after its last attempt (%s)", job.job_id,
+                        job_table.ATTEMPTS_EXHAUSTED)
+            self._notify()
+            return True
+        keeper = LeaseKeeper(self.services, job, on_lost=self._stop_extraction)
         keeper.start()
+        attempt = Attempt(self, job, keeper)
         try:
-            self._work(job)
+            attempt.run()
+        except OperationalError:
+            raise  # the database is away: the lease runs out and the job is claimed again
+        except Exception as exc:  # a bug: end the job and its call, never leave it running
+            log.exception("job %s: unexpected error", job.claim.job_id)
+            attempt.end_call(CallOutcome.FAILED)
+            attempt.finish_failed("worker_error", f"{type(exc).__name__} in the worker")
         finally:
             keeper.stop()
-            with services.job_finished:
-                services.job_finished.notify_all()
+            if keeper.lost.is_set():
+                self._resume_extraction()
+            self._notify()
         return True
 
-    def _work(self, job: job_table.ClaimedJob) -> None:
+    def _claim(self):
         services = self.services
-        with tempfile.NamedTemporaryFile(prefix="job-", suffix=".pdf",
-                                         dir=services.settings.spool_dir) as tmp:
-            try:
-                if not job.storage_key:
-                    raise ObjectNotFound(job.content_hash)
-                services.store.get_to_file(job.storage_key, tmp)
-                tmp.flush()
-            except ObjectNotFound:
-                return self._finish_failed(job, "original_missing",
-                                           "the stored original could not be found")
-            except StorageUnavailable as exc:
-                # The store is away, not something wrong with this job: it waits for the
-                # store however long that takes, and this worker pauses before claiming again.
-                self._backoff = STORAGE_BACKOFF_SECONDS
-                return self._retry_later(job, "storage_unavailable", str(exc))
+        try:
+            with transaction(services.engine, write=True) as conn:
+                if self._claim_unsure:
+                    # Our last claim may have committed unseen: hand any such job back.
+                    job_table.release_owned(conn, self.name)
+                    self._claim_unsure = False
+                return job_table.claim_next(conn, self.name, services.settings.lease_seconds,
+                                            self.extractor.versions.label)
+        except OperationalError:
+            self._claim_unsure = True
+            raise
 
-            call_id = self._write(lambda conn: job_table.start_call(
-                conn, operation=OPERATION, job=job, request_hash=job.cache_key,
-                cost=services.settings.price_per_call, now=services.clock()))
-            metrics.model_call_started(services.settings.price_per_call)
-            try:
-                document = metrics.timed_extraction(services.extractor.extract, tmp.name,
-                                                    job.content_hash)
-            except Cancelled:  # shutting down: the job goes back to the queue, not to failed
-                self._end_call(call_id, "cancelled")
-                return self._hand_back(job)
-            except ExtractionError as exc:
-                self._end_call(call_id, "failed")
-                return self._finish_failed(job, exc.code, exc.message, transient=exc.transient)
-            except Exception as exc:  # a bug or a crash in the parser: fail, do not loop
-                log.exception("extraction crashed on job %s", job.claim.job_id)
-                self._end_call(call_id, "failed")
-                return self._finish_failed(job, "extraction_error", type(exc).__name__)
-        ended = services.clock()
-        published = self._write(lambda conn: job_table.publish(
-            conn, job, document, services.clock(),
-            record_in_cache=services.settings.cache_mode.records_results))
-        self._end_call(call_id, "published" if published else "discarded", ended)
-        if not published:
-            metrics.PUBLISHES_REJECTED.inc()
-            log.warning("job %s: lease lost; result discarded (token %s)",
-                        job.claim.job_id, job.claim.token)
+    def _notify(self) -> None:
+        with self.services.job_finished:
+            self.services.job_finished.notify_all()
 
-    def _end_call(self, call_id: int, outcome: str, at=None) -> None:
-        metrics.MODEL_CALLS.labels(outcome).inc()
-        self._write(lambda conn: job_table.finish_call(conn, call_id, outcome,
-                                                       at or self.services.clock()))
+    def _stop_extraction(self) -> None:
+        cancel = getattr(self.extractor, "cancel", None)
+        if cancel is not None:
+            cancel()
 
-    def _write(self, action):
+    def _resume_extraction(self) -> None:
+        """After a lost lease stopped the extraction, take the next job (unless stopping)."""
+        resume = getattr(self.extractor, "resume", None)
+        if resume is not None and not self._stop.is_set():
+            resume()
+
+    def write(self, action):
         """One short write transaction, retried through a database restart for up to a lease:
-        an extraction already paid for is worth publishing, and the fencing token makes a
-        write that comes too late harmless."""
+        an extraction already paid for is worth publishing, the fencing token makes a write
+        that comes too late harmless, and every write is idempotent (a retry after a commit
+        whose acknowledgement was lost changes nothing)."""
         deadline = time.monotonic() + self.services.settings.lease_seconds
         delay = 0.1
         while True:
@@ -208,26 +227,111 @@ class Worker:
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
 
-    def _hand_back(self, job) -> None:
-        now = self.services.clock()
-        with transaction(self.services.engine, write=True) as conn:
-            released = job_table.release(conn, job.claim, now, run_after=now)
-        log.info("job %s handed back on shutdown (released: %s)", job.claim.job_id, released)
 
-    def _retry_later(self, job, code: str, message: str) -> None:
-        now = self.services.clock()
-        later = now + timedelta(seconds=STORAGE_BACKOFF_SECONDS)
-        with transaction(self.services.engine, write=True) as conn:
-            job_table.release(conn, job.claim, now, run_after=later, error=(code, message),
-                              refund_attempt=True)
-        log.warning("job %s: %s; retrying in %g s", job.claim.job_id, code,
-                    STORAGE_BACKOFF_SECONDS)
+class Attempt:
+    """One claim of one job: fetch the original, one model call, then publish or fail."""
 
-    def _finish_failed(self, job, code: str, message: str, *, transient: bool = False) -> None:
-        now = self.services.clock()
-        with transaction(self.services.engine, write=True) as conn:
-            if should_retry(job.attempts, transient):
-                later = now + timedelta(seconds=retry_delay(job.attempts))
-                job_table.release(conn, job.claim, now, run_after=later, error=(code, message))
-            else:
-                job_table.fail(conn, job.claim, code, message, now)
+    def __init__(self, worker: Worker, job: job_table.ClaimedJob, keeper: LeaseKeeper):
+        self.worker, self.job, self.keeper = worker, job, keeper
+        self.services = worker.services
+        self.call: job_table.Call | None = None
+        self._call_ended = False
+
+    def run(self) -> None:
+        settings = self.services.settings
+        with tempfile.NamedTemporaryFile(prefix="job-", suffix=".pdf",
+                                         dir=settings.spool_dir) as tmp:
+            if not self._fetch(tmp):
+                return
+            self.call = job_table.Call(call_id=job_table.new_id("call"), operation=OPERATION,
+                                       job=self.job, request_hash=self.job.cache_key,
+                                       cost=settings.price_per_call)
+            self.worker.write(lambda conn: job_table.start_call(conn, self.call))
+            metrics.model_call_started(settings.price_per_call)
+            document = self._extract(tmp.name)
+        if document is not None:
+            self._publish(document)
+
+    def _fetch(self, tmp) -> bool:
+        try:
+            if not self.job.storage_key:
+                raise ObjectNotFound(self.job.content_hash)
+            self.services.store.get_to_file(self.job.storage_key, tmp)
+            tmp.flush()
+            return True
+        except ObjectNotFound:
+            self.finish_failed("original_missing", "the stored original could not be found")
+        except StorageUnavailable as exc:
+            # The store is away, not something wrong with this job: it waits for the store
+            # however long that takes, and this worker pauses before claiming again.
+            self.worker._backoff = STORAGE_BACKOFF_SECONDS
+            self._release(after=STORAGE_BACKOFF_SECONDS, error=("storage_unavailable", str(exc)),
+                          refund_attempt=True)
+        return False
+
+    def _extract(self, path: str) -> dict | None:
+        extractor = self.worker.extractor
+        try:
+            document = metrics.timed_extraction(extractor.extract, path, self.job.content_hash)
+            return conform(document, content_hash=self.job.content_hash,
+                           versions=extractor.versions)
+        except Cancelled as exc:
+            self.end_call(CallOutcome.UNSTARTED if exc.before_start else CallOutcome.CANCELLED)
+            self._after_cancel(started=not exc.before_start)
+        except Refused as exc:
+            self.end_call(CallOutcome.REFUSED)
+            self.finish_failed(exc.code, exc.message)
+        except ExtractionError as exc:
+            self.end_call(CallOutcome.FAILED)
+            self.finish_failed(exc.code, exc.message, transient=exc.transient)
+        except Exception as exc:  # a bug or a crash in the parser: fail, do not loop
+            log.exception("extraction crashed on job %s", self.job.claim.job_id)
+            self.end_call(CallOutcome.FAILED)
+            self.finish_failed("extraction_error", type(exc).__name__)
+        return None
+
+    def _after_cancel(self, *, started: bool) -> None:
+        if self.keeper.lost.is_set():  # the lease is gone: the job is another worker's now
+            return
+        # Shutting down: back to the queue, not to failed; an attempt that never started the
+        # extraction does not count against the job's attempts.
+        self._release(after=0.0, refund_attempt=not started)
+        log.info("job %s handed back on shutdown", self.job.claim.job_id)
+
+    def _publish(self, document: dict) -> None:
+        result_id = job_table.new_id("res")
+        record = self.services.settings.cache_mode.records_results
+        try:
+            published = self.worker.write(lambda conn: job_table.publish(
+                conn, self.job, document, result_id=result_id, record_in_cache=record))
+        except OperationalError:
+            raise
+        except Exception as exc:  # the database refused the result itself
+            log.exception("job %s: the result could not be stored", self.job.claim.job_id)
+            self.end_call(CallOutcome.FAILED)
+            self.finish_failed("result_unstorable", f"{type(exc).__name__} storing the result")
+            return
+        self.end_call(CallOutcome.PUBLISHED if published else CallOutcome.DISCARDED)
+        if not published:
+            metrics.PUBLISHES_REJECTED.inc()
+            log.warning("job %s: lease lost; result discarded (token %s)",
+                        self.job.claim.job_id, self.job.claim.token)
+
+    def end_call(self, outcome: CallOutcome) -> None:
+        if self.call is None or self._call_ended:
+            return
+        self._call_ended = True
+        metrics.MODEL_CALLS.labels(outcome.value).inc()
+        self.worker.write(lambda conn: job_table.finish_call(conn, self.call.call_id, outcome))
+
+    def finish_failed(self, code: str, message: str, *, transient: bool = False) -> None:
+        attempts = self.job.attempts
+        if should_retry(attempts, transient):
+            self._release(after=retry_delay(attempts), error=(code, message))
+        else:
+            self.worker.write(lambda conn: job_table.fail(conn, self.job.claim, code, message))
+
+    def _release(self, *, after: float, error=None, refund_attempt: bool = False) -> None:
+        self.worker.write(lambda conn: job_table.release(
+            conn, self.job.claim, after_seconds=after, error=error,
+            refund_attempt=refund_attempt))

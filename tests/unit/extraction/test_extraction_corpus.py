@@ -45,18 +45,6 @@ def _norm(field, value):
     return "".join(str(value).split()).casefold()
 
 
-# Embedded e-invoice syntaxes the XML reader does not read yet: such PDFs are read from their
-# text layer. Poland's KSeF FA structure is one (its namespace starts like this).
-UNREAD_XML_NAMESPACES = (b"http://crd.gov.pl/wzor/",)
-
-
-def _carries_unread_xml(path) -> bool:
-    from ledgerline.extraction import parse_pdf
-
-    return any(ns in att.data[:4096] for att in parse_pdf(path).attachments
-               for ns in UNREAD_XML_NAMESPACES)
-
-
 def test_every_corpus_document_validates_against_the_schema(corpus, schema_validator):
     problems = []
     for n, row in enumerate(corpus_rows()):
@@ -69,8 +57,7 @@ def test_every_corpus_document_validates_against_the_schema(corpus, schema_valid
             problems.append((n, sorted(e.message for e in errors)[:2]))
         json.dumps(doc)  # JSON-serialisable, no Decimals or dates left
         if row["embedded_xml"] == "yes" and row["scorable"] == "yes":
-            expected = "text_layer" if _carries_unread_xml(path) else "embedded_xml"
-            assert doc["source"] == expected, f"row {n}"
+            assert doc["source"] == "embedded_xml", f"row {n}"
     assert not problems, problems[:5]
 
 

@@ -149,3 +149,35 @@ def test_failed_rules_lower_confidence_and_give_reasons():
     assert conf["gross_total"] < 0.9 and conf["seller_vat_id"] < 0.9 and conf["issue_date"] == 0.9
     assert any(r.startswith("BR-CO-15") for r in reasons)
     assert any(r.startswith("LL-SELLER-VATID") for r in reasons)
+
+
+def test_a_derived_total_never_confirms_the_rule_it_came_from():
+    fields = {"net_total": D("100"), "tax_total": D("19"), "gross_total": D("119")}
+    res = _by_rule(run_all(fields, line_items=[], totals=None, tax_breakdown=None,
+                           derived=frozenset({"tax_total"})))
+    assert res["BR-CO-15"]["status"] == "skipped"
+    assert "tax_total computed" in res["BR-CO-15"]["detail"]
+    reasons = apply_to_confidence(list(res.values()), {})
+    assert any(r.startswith("BR-CO-15 not checked") for r in reasons)
+
+
+def test_an_identifier_read_as_vat_and_a_negative_net_derived_from_it_fail():
+    fields = {"net_total": D("-29670868774.00"), "tax_total": D("29670869006.00"),
+              "gross_total": D("232.00")}
+    res = _by_rule(run_all(fields, line_items=[], totals=None, tax_breakdown=None,
+                           derived=frozenset({"net_total"})))
+    assert res["BR-CO-15"]["status"] == "fail"
+    assert "negative" in res["BR-CO-15"]["detail"]
+
+
+def test_totals_that_cannot_be_checked_ask_for_review():
+    res = run_all({"gross_total": D("119")}, line_items=[], totals=None, tax_breakdown=None)
+    assert _by_rule(res)["BR-CO-15"]["status"] == "skipped"
+    assert any(r.startswith("BR-CO-15 not checked: ") for r in apply_to_confidence(res, {}))
+
+
+def test_a_huge_gap_between_lines_and_net_is_a_failure_not_a_skip():
+    res = _by_rule(arithmetic_rules({"net_total": D("29670869006.00")},
+                                    line_items=[{"net_amount": D("200")}], totals=None,
+                                    tax_breakdown=None))
+    assert res["BR-CO-13"]["status"] == "fail"

@@ -4,10 +4,19 @@ SQLite: several processes share one file, so WAL, a busy timeout, and write
 transactions that take the write lock up front (BEGIN IMMEDIATE): read-then-write
 decisions are then serialised by SQLite's single writer instead of failing with
 "database is locked" half-way through.
+
+PostgreSQL: a server that is slow, gone or hung must cost a request seconds, not forever.
+Connecting gives up after `timeout` seconds; the server cancels a statement after `timeout`
+seconds (statement_timeout); TCP keepalives find a peer that vanished. A server that is alive
+to TCP but does not answer (paused, swapping, SIGSTOPped) cancels nothing and keeps the
+connection open, so the client also stops waiting for any answer after the timeout plus a
+margin, and closes that connection: the caller gets an OperationalError (503) and the pool a
+fresh connection next time.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,14 +26,58 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
 WRITE = "ledgerline_write"
+DEFAULT_TIMEOUT_SECONDS = 5.0
+ANSWER_MARGIN_SECONDS = 2.0  # past the server's own statement timeout, before we give up
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 3,
+             "keepalives_count": 3}
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, timeout: float | None = DEFAULT_TIMEOUT_SECONDS) -> Engine:
+    """`timeout=None` (migrations, bulk loads): no statement timeout and no answer deadline."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-                         pool_recycle=1800)
+    return _postgres_engine(url, timeout)
+
+
+def _postgres_engine(url: str, timeout: float | None) -> Engine:
+    from .answering import answering_connection_class
+
+    options = "-c timezone=UTC"
+    connect_args = dict(KEEPALIVE, connect_timeout=math.ceil(timeout or 10))
+    if timeout is not None:
+        options += f" -c statement_timeout={int(timeout * 1000)}"
+    connect_args["options"] = options
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                           pool_recycle=1800, connect_args=connect_args)
+    connection_class = answering_connection_class()
+    answer_within = None if timeout is None else timeout + ANSWER_MARGIN_SECONDS
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect, conn_rec, cargs, cparams):
+        conn = connection_class.connect(*cargs, **cparams)
+        conn.answer_within = answer_within
+        return conn
+
+    return engine
+
+
+@contextlib.contextmanager
+def unhurried(conn: Connection, seconds: float) -> Iterator[Connection]:
+    """Allow the statements of this block `seconds` each (a report over a large day)."""
+    if conn.dialect.name != "postgresql":
+        yield conn
+        return
+    driver = conn.connection.driver_connection
+    before = driver.answer_within
+    driver.answer_within = seconds + ANSWER_MARGIN_SECONDS
+    conn.exec_driver_sql(f"SET statement_timeout = {int(seconds * 1000)}")
+    try:
+        yield conn
+    finally:
+        driver.answer_within = before
+        if not driver.closed:
+            conn.exec_driver_sql("RESET statement_timeout")
 
 
 def _sqlite_engine(url: str) -> Engine:

@@ -1,7 +1,10 @@
 """The durable job table: create-or-get on arrival, claim, renew, publish, fail.
 
-Every state change a worker makes is one conditional UPDATE that names the owner and
-the fencing token it claimed with, so a worker that lost its lease changes nothing.
+Every state change a worker makes is one conditional statement that names the owner and the
+fencing token it claimed with, so a worker that lost its lease changes nothing. Every time in
+these statements is the database's (clock.db_now), never a process's. Every worker write can be
+retried after a lost acknowledgement: ledger rows and results carry ids the worker made before
+the first try, and a publish or failure recognises that it already happened under its token.
 """
 from __future__ import annotations
 
@@ -10,14 +13,17 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, or_, select, update
+from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
 
-from ...domain.jobs import CacheOutcome, Claim, JobStatus, lease_expiry
+from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
+from .clock import db_now, db_now_plus
 from .engine import insert_for
 from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
 
 PENDING, RUNNING = JobStatus.PENDING.value, JobStatus.RUNNING.value
 COMPLETED, FAILED = JobStatus.COMPLETED.value, JobStatus.FAILED.value
+ATTEMPTS_EXHAUSTED = "attempts_exhausted"
+MAX_ERROR_MESSAGE = 2000
 
 
 def new_id(prefix: str) -> str:
@@ -33,6 +39,8 @@ class NewJob:
     cache_key: str
     content_hash: str
     fresh: bool
+    extractor_versions: str          # ExtractorVersions.label of the API that keyed it
+    retry_of: str | None = None      # the invoice a retry job makes a new attempt for
 
 
 @dataclass(frozen=True)
@@ -41,30 +49,50 @@ class ClaimedJob:
     account: str
     cache_key: str
     content_hash: str
-    storage_key: str
+    storage_key: str | None
     attempts: int
     fresh: bool
+    claimed_at: datetime  # database time: when this attempt (its extraction) started
+
+
+@dataclass(frozen=True)
+class Exhausted:
+    """The claim found a job past its attempts and failed it instead (with its joiners)."""
+    job_id: str
+
+
+def _in_flight(table=jobs):
+    """The partial indexes' predicate (tables.IN_FLIGHT), so that the planner uses them."""
+    return and_(table.c.status.in_([PENDING, RUNNING]), table.c.leader_id.is_(None))
 
 
 # --- arrival ------------------------------------------------------------------------
 
 def job_by_idempotency_key(conn: Connection, account: str, caller_id: str, key: str):
     return conn.execute(
-        select(jobs.c.id, jobs.c.request_hash, invoices.c.id.label("invoice_id"))
-        .join(invoices, invoices.c.job_id == jobs.c.id)
+        select(jobs.c.id, jobs.c.request_hash,
+               func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"))
+        .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
         .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
                jobs.c.idempotency_key == key)
     ).first()
 
 
 def inflight_leader(conn: Connection, account: str, cache_key: str, *, joinable_only: bool):
-    """The running or pending extraction for this key, if there is one."""
+    """The running or pending extraction for this key, if there is one.
+
+    Joining locks the leader's row (FOR SHARE) until the joiner commits: a leader that fails
+    or completes meanwhile waits for the join to commit, and a leader whose failure committed
+    first is no longer found, so an arrival never joins a failure that came before it.
+    """
     if joinable_only:
-        cond = and_(jobs.c.account == account, jobs.c.inflight_key == cache_key)
+        query = (select(jobs.c.id)
+                 .where(jobs.c.account == account, jobs.c.inflight_key == cache_key)
+                 .with_for_update(read=True))
     else:
-        cond = and_(jobs.c.account == account, jobs.c.cache_key == cache_key,
-                    jobs.c.leader_id.is_(None), jobs.c.status.in_([PENDING, RUNNING]))
-    return conn.execute(select(jobs.c.id).where(cond).limit(1)).scalar()
+        query = select(jobs.c.id).where(jobs.c.account == account, jobs.c.cache_key == cache_key,
+                                        _in_flight()).limit(1)
+    return conn.execute(query).scalar()
 
 
 def cached_result(conn: Connection, account: str, cache_key: str) -> str | None:
@@ -74,26 +102,50 @@ def cached_result(conn: Connection, account: str, cache_key: str) -> str | None:
     ).scalar()
 
 
-def insert_job(conn: Connection, job: NewJob, *, outcome: CacheOutcome, now: datetime,
+def _fair_position(job: NewJob):
+    """domain.jobs.fair_position in SQL: two index probes on the queue's partial indexes."""
+    q, mine = jobs.alias("q"), jobs.alias("mine")
+    head = func.coalesce(
+        select(func.min(q.c.fair_position))
+        .where(_in_flight(q), q.c.extractor_versions == job.extractor_versions)
+        .scalar_subquery(), 0)
+    after_last = func.coalesce(
+        select(func.max(mine.c.fair_position) + 1)
+        .where(_in_flight(mine), mine.c.account == job.account).scalar_subquery(), 0)
+    return case((after_last > head, after_last), else_=head)
+
+
+def insert_job(conn: Connection, job: NewJob, *, outcome: CacheOutcome,
                leader_id: str | None = None, result_id: str | None = None,
-               joinable: bool = False, would_be: str | None = None) -> tuple[str, str]:
-    """Insert the job and the caller's invoice record; returns (job id, invoice id)."""
-    job_id, invoice_id = new_id("job"), new_id("inv")
-    status = COMPLETED if result_id else PENDING
+               joinable: bool = False, would_be: str | None = None) -> str:
+    """Insert the job (times from the database clock); returns its id."""
+    job_id = new_id("job")
+    finished = result_id is not None
+    works = not finished and leader_id is None
     conn.execute(jobs.insert().values(
         id=job_id, account=job.account, caller_id=job.caller_id,
         idempotency_key=job.idempotency_key, request_hash=job.request_hash,
-        cache_key=job.cache_key, content_hash=job.content_hash, status=status,
-        outcome=outcome.value, would_be=would_be, fresh=job.fresh, leader_id=leader_id,
+        cache_key=job.cache_key, content_hash=job.content_hash,
+        status=COMPLETED if finished else PENDING, outcome=outcome.value, would_be=would_be,
+        fresh=job.fresh, leader_id=leader_id,
         inflight_key=job.cache_key if joinable else None, result_id=result_id,
-        fencing_token=0, attempts=0, run_after=now, created_at=now, updated_at=now,
-        finished_at=now if result_id else None,
+        fencing_token=0, attempts=0, extractor_versions=job.extractor_versions,
+        fair_position=_fair_position(job) if works else 0, retry_of=job.retry_of,
+        run_after=db_now(), created_at=db_now(), updated_at=db_now(),
+        finished_at=db_now() if finished else None,
     ))
-    conn.execute(invoices.insert().values(
-        id=invoice_id, account=job.account, uploaded_by=job.caller_id, job_id=job_id,
-        content_hash=job.content_hash, created_at=now,
-    ))
-    return job_id, invoice_id
+    return job_id
+
+
+def insert_invoice(conn: Connection, job: NewJob, job_id: str) -> str:
+    """The caller's invoice record, created at the same (database) time as its job."""
+    invoice_id = new_id("inv")
+    conn.execute(invoices.insert().from_select(
+        ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
+        select(literal(invoice_id), literal(job.account), literal(job.caller_id),
+               jobs.c.id, literal(job.content_hash), jobs.c.created_at)
+        .where(jobs.c.id == job_id)))
+    return invoice_id
 
 
 def blob_key(conn: Connection, account: str, content_hash: str) -> str | None:
@@ -104,158 +156,258 @@ def blob_key(conn: Connection, account: str, content_hash: str) -> str | None:
 
 
 def record_blob(conn: Connection, account: str, content_hash: str, storage_key: str,
-                size: int, now: datetime) -> None:
+                size: int) -> None:
     insert = insert_for(conn)
     conn.execute(insert(blobs).values(
         account=account, content_hash=content_hash, storage_key=storage_key, size=size,
-        stored_at=now,
+        stored_at=db_now(),
     ).on_conflict_do_nothing())
+
+
+# --- retries asked for by a caller ----------------------------------------------------
+
+@dataclass(frozen=True)
+class RetryTarget:
+    job_id: str       # the invoice's own job
+    status: str       # what a reader sees: its leader's status when it follows one
+
+
+def retry_target(conn: Connection, invoice_id: str) -> RetryTarget | None:
+    """The invoice's own job, locked against a concurrent retry, and the status it shows."""
+    own = conn.execute(select(jobs.c.id, jobs.c.leader_id, jobs.c.status)
+                       .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id))
+                       .where(invoices.c.id == invoice_id).with_for_update(of=jobs)).first()
+    if own is None:
+        return None
+    status = own.status
+    if own.leader_id is not None:
+        status = conn.execute(select(jobs.c.status).where(jobs.c.id == own.leader_id)).scalar()
+    return RetryTarget(own.id, status)
+
+
+def follow(conn: Connection, job_id: str, worker_job_id: str) -> None:
+    """Point an invoice's job at the job now doing its work (readers follow `leader_id`)."""
+    conn.execute(update(jobs).where(jobs.c.id == job_id)
+                 .values(leader_id=worker_job_id, updated_at=db_now()))
 
 
 # --- workers ------------------------------------------------------------------------
 
-def _fenced(claim: Claim, now: datetime):
+def _fenced(claim: Claim):
     """The job is still ours: running, our owner name, our token, lease not run out.
 
     domain.jobs.may_publish in SQL; tests/integration/test_rules_in_sql.py holds them equal."""
     return and_(jobs.c.id == claim.job_id, jobs.c.status == RUNNING,
                 jobs.c.lease_owner == claim.owner, jobs.c.fencing_token == claim.token,
-                jobs.c.lease_expires_at > now)
+                jobs.c.lease_expires_at > db_now())
 
 
-def claim_next(conn: Connection, owner: str, now: datetime, lease_seconds: float) -> ClaimedJob | None:
-    """Claim the oldest claimable job and raise its fencing token, in one statement.
+def claim_next(conn: Connection, owner: str, lease_seconds: float,
+               extractor_versions: str) -> ClaimedJob | Exhausted | None:
+    """Claim the next job in fair order that this worker's extractor can produce, and raise its
+    fencing token, in one statement.
 
+    The same statement enforces the attempts cap (domain.jobs.exhausted): a claimable job that
+    already had MAX_ATTEMPTS claims, a reclaim after an expired lease included, ends `failed`
+    with `attempts_exhausted` instead, and so do the uploads joined to it (they read its status).
     PostgreSQL skips rows other workers hold (FOR UPDATE SKIP LOCKED); SQLite has no row
     locks and needs none: its single writer serialises claims.
     """
-    expires = lease_expiry(now, lease_seconds)
+    now = db_now()
     candidate = (
         select(jobs.c.id)
-        .where(jobs.c.leader_id.is_(None),
+        .where(_in_flight(), jobs.c.extractor_versions == extractor_versions,
                or_(and_(jobs.c.status == PENDING, jobs.c.run_after <= now),
                    and_(jobs.c.status == RUNNING, jobs.c.lease_expires_at <= now)))
-        .order_by(jobs.c.run_after)
+        .order_by(jobs.c.fair_position, jobs.c.created_at)
         .limit(1)
         .with_for_update(skip_locked=True)
         .scalar_subquery()
     )
+    spent = jobs.c.attempts >= MAX_ATTEMPTS
+
+    def unless_spent(value, spent_value):
+        return case((spent, spent_value), else_=value)
+
     row = conn.execute(
         update(jobs).where(jobs.c.id == candidate)
-        .values(status=RUNNING, lease_owner=owner, lease_expires_at=expires,
-                fencing_token=jobs.c.fencing_token + 1, attempts=jobs.c.attempts + 1,
+        .values(status=unless_spent(RUNNING, FAILED),
+                lease_owner=unless_spent(owner, None),
+                lease_expires_at=unless_spent(db_now_plus(lease_seconds), None),
+                fencing_token=jobs.c.fencing_token + 1,
+                attempts=unless_spent(jobs.c.attempts + 1, jobs.c.attempts),
+                inflight_key=unless_spent(jobs.c.inflight_key, None),
+                claimed_at=unless_spent(now, jobs.c.claimed_at),
+                finished_at=unless_spent(None, now),
+                error_code=unless_spent(jobs.c.error_code, ATTEMPTS_EXHAUSTED),
+                error_message=unless_spent(
+                    jobs.c.error_message,
+                    f"gave up after {MAX_ATTEMPTS} attempts (each lost its worker or failed "
+                    "transiently)"),
                 updated_at=now)
-        .returning(jobs.c.id, jobs.c.fencing_token, jobs.c.account, jobs.c.cache_key,
-                   jobs.c.content_hash, jobs.c.attempts, jobs.c.fresh)
+        .returning(jobs.c.id, jobs.c.status, jobs.c.fencing_token, jobs.c.account,
+                   jobs.c.cache_key, jobs.c.content_hash, jobs.c.attempts, jobs.c.fresh,
+                   jobs.c.lease_expires_at, jobs.c.claimed_at)
     ).first()
     if row is None:
         return None
-    if row.attempts > 1:
-        _mark_abandoned_calls(conn, row.id, row.fencing_token)
-    storage_key = blob_key(conn, row.account, row.content_hash)
-    return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, expires),
+    if row.fencing_token > 1:
+        mark_abandoned_calls(conn, row.id, row.fencing_token)
+    if row.status == FAILED:
+        return Exhausted(row.id)
+    return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
                       account=row.account, cache_key=row.cache_key,
-                      content_hash=row.content_hash, storage_key=storage_key,
-                      attempts=row.attempts, fresh=row.fresh)
+                      content_hash=row.content_hash,
+                      storage_key=blob_key(conn, row.account, row.content_hash),
+                      attempts=row.attempts, fresh=row.fresh, claimed_at=row.claimed_at)
 
 
-def _mark_abandoned_calls(conn: Connection, job_id: str, token: int) -> None:
+def mark_abandoned_calls(conn: Connection, job_id: str, token: int) -> None:
     """Calls of earlier claims still 'running' lost their worker: nobody will finish them.
 
     Their end stays unknown (NULL). A worker that was only paused still ends its own call as
-    'discarded' when it wakes and its publish is refused.
+    'discarded' when it wakes and its publish is refused. One probe of ix_model_calls_job_id.
     """
     conn.execute(update(model_calls)
-                 .where(model_calls.c.job_id == job_id, model_calls.c.outcome == "running",
+                 .where(model_calls.c.job_id == job_id,
+                        model_calls.c.outcome == CallOutcome.RUNNING.value,
                         model_calls.c.fencing_token < token)
-                 .values(outcome="abandoned"))
+                 .values(outcome=CallOutcome.ABANDONED.value))
 
 
-def renew(conn: Connection, claim: Claim, now: datetime, lease_seconds: float) -> Claim | None:
-    expires = lease_expiry(now, lease_seconds)
-    done = conn.execute(update(jobs).where(_fenced(claim, now))
-                        .values(lease_expires_at=expires, updated_at=now)).rowcount
-    return Claim(claim.job_id, claim.owner, claim.token, expires) if done else None
+def renew(conn: Connection, claim: Claim, lease_seconds: float) -> Claim | None:
+    expires = conn.execute(update(jobs).where(_fenced(claim))
+                           .values(lease_expires_at=db_now_plus(lease_seconds),
+                                   updated_at=db_now())
+                           .returning(jobs.c.lease_expires_at)).scalar()
+    return Claim(claim.job_id, claim.owner, claim.token, expires) if expires else None
 
 
-def publish(conn: Connection, job: ClaimedJob, document: dict, now: datetime,
-            *, record_in_cache: bool) -> bool:
-    """Store the result and complete the job, only if the claim still holds."""
-    result_id = new_id("res")
+def _ended_under(conn: Connection, claim: Claim, status: str) -> bool:
+    """Did this claim already end the job this way (a retried write whose first try
+    committed)? Only the holder of a token can end the job under it."""
+    row = conn.execute(select(jobs.c.status, jobs.c.fencing_token)
+                       .where(jobs.c.id == claim.job_id)).first()
+    return row is not None and row.status == status and row.fencing_token == claim.token
+
+
+def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str,
+            record_in_cache: bool) -> bool:
+    """Store the result and complete the job, only if the claim still holds.
+
+    `result_id` is made by the worker once per attempt: a retry after a lost acknowledgement
+    finds its own committed result and reports success instead of discarding it.
+    """
     fields = document.get("fields", {})
 
     def value(name):
-        field = fields.get(name) or {}
-        return field.get("value")
+        return (fields.get(name) or {}).get("value")
 
-    conn.execute(results.insert().values(
+    insert = insert_for(conn)
+    conn.execute(insert(results).values(
         id=result_id, account=job.account, cache_key=job.cache_key,
         content_hash=job.content_hash, job_id=job.claim.job_id,
         document=json.dumps(document, separators=(",", ":")),
-        invoice_number=_clip(value("invoice_number"), 200), issue_date=value("issue_date"),
-        seller_name=_clip(value("seller_name"), 300), gross_total=value("gross_total"),
-        currency=value("currency"), created_at=now,
-    ))
+        invoice_number=value("invoice_number"), issue_date=value("issue_date"),
+        seller_name=value("seller_name"), gross_total=value("gross_total"),
+        currency=value("currency"), created_at=db_now(),
+    ).on_conflict_do_nothing(index_elements=[results.c.id]))
     done = conn.execute(
-        update(jobs).where(_fenced(job.claim, now))
+        update(jobs).where(_fenced(job.claim))
         .values(status=COMPLETED, result_id=result_id, inflight_key=None, lease_owner=None,
-                lease_expires_at=None, finished_at=now, updated_at=now, error_code=None,
-                error_message=None)
+                lease_expires_at=None, finished_at=db_now(), updated_at=db_now(),
+                error_code=None, error_message=None)
     ).rowcount
-    if not done:  # the claim is gone: leave no trace of the refused result
+    if not done:
+        if _ended_under(conn, job.claim, COMPLETED):
+            return True
+        # The claim is gone: leave no trace of the refused result.
         conn.execute(results.delete().where(results.c.id == result_id))
         return False
     if record_in_cache:
-        insert = insert_for(conn)
-        stmt = insert(cache_entries).values(account=job.account, cache_key=job.cache_key,
-                                            result_id=result_id, updated_at=now)
-        conn.execute(stmt.on_conflict_do_update(
-            index_elements=[cache_entries.c.account, cache_entries.c.cache_key],
-            set_={"result_id": result_id, "updated_at": now}))
+        _make_current(conn, job, result_id)
     return True
 
 
-def fail(conn: Connection, claim: Claim, code: str, message: str, now: datetime) -> bool:
+def _make_current(conn: Connection, job: ClaimedJob, result_id: str) -> None:
+    """Upsert the cache entry unless it holds an extraction that started later
+    (domain.cache.supersedes, in the statement)."""
+    insert = insert_for(conn)
+    stmt = insert(cache_entries).values(account=job.account, cache_key=job.cache_key,
+                                        result_id=result_id, updated_at=db_now(),
+                                        started_at=job.claimed_at)
+    current = cache_entries.c.started_at
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=[cache_entries.c.account, cache_entries.c.cache_key],
+        set_={"result_id": stmt.excluded.result_id, "updated_at": stmt.excluded.updated_at,
+              "started_at": stmt.excluded.started_at},
+        where=or_(current.is_(None), current < stmt.excluded.started_at)))
+
+
+def fail(conn: Connection, claim: Claim, code: str, message: str) -> bool:
     """Record a permanent failure. Failures never enter the cache."""
-    return bool(conn.execute(
-        update(jobs).where(_fenced(claim, now))
-        .values(status=FAILED, error_code=code, error_message=message[:2000],
+    done = conn.execute(
+        update(jobs).where(_fenced(claim))
+        .values(status=FAILED, error_code=code, error_message=message[:MAX_ERROR_MESSAGE],
                 inflight_key=None, lease_owner=None, lease_expires_at=None,
-                finished_at=now, updated_at=now)
-    ).rowcount)
+                finished_at=db_now(), updated_at=db_now())
+    ).rowcount
+    return bool(done) or _ended_under(conn, claim, FAILED)
 
 
-def release(conn: Connection, claim: Claim, now: datetime, *, run_after: datetime,
+def release(conn: Connection, claim: Claim, *, after_seconds: float = 0.0,
             error: tuple[str, str] | None = None, refund_attempt: bool = False) -> bool:
-    """Hand the job back (shutdown, or a transient failure to retry after `run_after`).
+    """Hand the job back (shutdown, or a transient failure to retry `after_seconds` later).
 
     `refund_attempt`: this claim never reached the model (the store was away), so it does
     not count against the job's retry budget.
     """
     values = dict(status=PENDING, lease_owner=None, lease_expires_at=None,
-                  run_after=run_after, updated_at=now)
+                  run_after=db_now_plus(after_seconds), updated_at=db_now())
     if refund_attempt:
         values["attempts"] = jobs.c.attempts - 1
     if error:
-        values.update(error_code=error[0], error_message=error[1][:2000])
-    return bool(conn.execute(update(jobs).where(_fenced(claim, now)).values(**values)).rowcount)
+        values.update(error_code=error[0], error_message=error[1][:MAX_ERROR_MESSAGE])
+    done = conn.execute(update(jobs).where(_fenced(claim)).values(**values)).rowcount
+    return bool(done) or _ended_under(conn, claim, PENDING)
+
+
+def release_owned(conn: Connection, owner: str) -> int:
+    """Hand back every job claimed under `owner` (a claim whose acknowledgement was lost:
+    its worker never started on it, so the attempt is refunded)."""
+    return conn.execute(
+        update(jobs).where(_in_flight(), jobs.c.status == RUNNING, jobs.c.lease_owner == owner)
+        .values(status=PENDING, lease_owner=None, lease_expires_at=None,
+                attempts=jobs.c.attempts - 1, updated_at=db_now())).rowcount
 
 
 # --- the call ledger ------------------------------------------------------------------
 
-def start_call(conn: Connection, *, operation: str, job: ClaimedJob, request_hash: str,
-               cost, now: datetime) -> int:
-    return conn.execute(model_calls.insert().values(
-        operation=operation, account=job.account, job_id=job.claim.job_id,
-        request_hash=request_hash, started_at=now, outcome="running", cost=cost,
-        worker=job.claim.owner, fencing_token=job.claim.token,
-    ).returning(model_calls.c.id)).scalar_one()
+@dataclass(frozen=True)
+class Call:
+    """One row of the call ledger, as the worker knows it before writing it."""
+    call_id: str
+    operation: str
+    job: ClaimedJob
+    request_hash: str
+    cost: object  # Decimal
 
 
-def finish_call(conn: Connection, call_id: int, outcome: str, now: datetime) -> None:
-    conn.execute(update(model_calls).where(model_calls.c.id == call_id)
-                 .values(outcome=outcome, finished_at=now))
+def start_call(conn: Connection, call: Call) -> None:
+    """Written before the model is called; a retry of the same call adds nothing."""
+    insert = insert_for(conn)
+    job = call.job
+    conn.execute(insert(model_calls).values(
+        call_id=call.call_id, operation=call.operation, account=job.account,
+        job_id=job.claim.job_id, request_hash=call.request_hash, started_at=db_now(),
+        outcome=CallOutcome.RUNNING.value, cost=call.cost, worker=job.claim.owner,
+        fencing_token=job.claim.token,
+    ).on_conflict_do_nothing(index_elements=[model_calls.c.call_id]))
 
 
-def _clip(value, n):
-    return value[:n] if isinstance(value, str) else value
+def finish_call(conn: Connection, call_id: str, outcome: CallOutcome) -> None:
+    """End the call; work that never reached the model costs nothing."""
+    values = dict(outcome=outcome.value, finished_at=db_now())
+    if not outcome.billed:
+        values["cost"] = 0
+    conn.execute(update(model_calls).where(model_calls.c.call_id == call_id).values(**values))

@@ -24,6 +24,7 @@ from decimal import Decimal
 
 from sqlalchemy import Connection, Date, Interval, bindparam, text
 
+from ...domain.jobs import UNBILLED_OUTCOMES
 from .tables import UTC
 
 _CALLS_SQL = """
@@ -41,7 +42,7 @@ FROM (
            max({ended}) OVER earlier AS prev_end,
            lead(started_at) OVER earlier AS next_start
     FROM model_calls
-    WHERE date(started_at) = :day
+    WHERE date(started_at) = :day AND outcome NOT IN {unbilled}
     -- One frame for all three, so that one pass computes them (row_number and lead
     -- ignore the frame); ix_model_calls_day_hash delivers the rows in this order.
     WINDOW earlier AS (PARTITION BY operation, request_hash ORDER BY started_at, id
@@ -51,9 +52,20 @@ GROUP BY operation
 ORDER BY operation
 """
 _TOGETHER = "(prev_end > started_at OR next_start < ended_at)"
+_UNBILLED = "(" + ", ".join(f"'{o}'" for o in UNBILLED_OUTCOMES) + ")"
+
+# Work that never reached a model (pre-flight refusals, cancellations before the extraction
+# process started): not model calls, cost 0, counted apart.
+_UNBILLED_SQL = f"""
+SELECT operation, count(*) AS unbilled
+FROM model_calls
+WHERE date(started_at) = :day AND outcome IN {_UNBILLED}
+GROUP BY operation
+"""
 
 _REQUESTS_SQL = """
-SELECT count(*) AS total,
+SELECT count(*) FILTER (WHERE outcome <> 'retry') AS total,
+       count(*) FILTER (WHERE outcome = 'retry') AS retries,
        count(*) FILTER (WHERE outcome = 'hit') AS cache_hits,
        count(*) FILTER (WHERE outcome = 'joined') AS joined,
        count(*) FILTER (WHERE outcome = 'bypass') AS bypass,
@@ -75,12 +87,14 @@ class OperationRow:
     overlapping_calls: int
     overlapping_cost: Decimal
     overlapping_repeat_calls: int
+    unbilled_calls: int = 0
 
 
 @dataclass(frozen=True)
 class RequestRow:
     day: date
     total: int
+    retries: int
     cache_hits: int
     joined: int
     bypass: int
@@ -98,17 +112,25 @@ def operation_rows(conn: Connection, day: date, *, lease_seconds: float) -> list
         ended = ("coalesce(finished_at, strftime('%Y-%m-%d %H:%M:%f', started_at, "
                  f"'+{float(lease_seconds):.3f} seconds'))")
         lease = {}
-    stmt = text(_CALLS_SQL.format(ended=ended, together=_TOGETHER)).bindparams(
-        bindparam("day", type_=Date()))
+    stmt = text(_CALLS_SQL.format(ended=ended, together=_TOGETHER, unbilled=_UNBILLED))
+    stmt = stmt.bindparams(bindparam("day", type_=Date()))
     if lease:
         stmt = stmt.bindparams(bindparam("lease", type_=Interval()))
-    return [OperationRow(day=day, operation=r.operation, calls=int(r.calls),
+    unbilled = {r.operation: int(r.unbilled) for r in conn.execute(
+        text(_UNBILLED_SQL).bindparams(bindparam("day", type_=Date())), {"day": day})}
+    rows = [OperationRow(day=day, operation=r.operation, calls=int(r.calls),
                          distinct_hashes=int(r.distinct_hashes), cost=_money(r.cost),
                          repeat_cost=_money(r.repeat_cost),
                          overlapping_calls=int(r.overlapping_calls),
                          overlapping_cost=_money(r.overlapping_cost),
-                         overlapping_repeat_calls=int(r.overlapping_repeat_calls))
+                         overlapping_repeat_calls=int(r.overlapping_repeat_calls),
+                         unbilled_calls=unbilled.pop(r.operation, 0))
             for r in conn.execute(stmt, {"day": day, **lease})]
+    rows += [OperationRow(day=day, operation=op, calls=0, distinct_hashes=0, cost=Decimal(0),
+                          repeat_cost=Decimal(0), overlapping_calls=0,
+                          overlapping_cost=Decimal(0), overlapping_repeat_calls=0,
+                          unbilled_calls=n) for op, n in sorted(unbilled.items())]
+    return rows
 
 
 def request_row(conn: Connection, day: date) -> RequestRow:
@@ -117,7 +139,8 @@ def request_row(conn: Connection, day: date) -> RequestRow:
     stmt = text(_REQUESTS_SQL).bindparams(bindparam("start", type_=UTC()),
                                           bindparam("stop", type_=UTC()))
     r = conn.execute(stmt, {"start": start, "stop": start + timedelta(days=1)}).one()
-    return RequestRow(day=day, total=int(r.total), cache_hits=int(r.cache_hits),
+    return RequestRow(day=day, total=int(r.total), retries=int(r.retries),
+                      cache_hits=int(r.cache_hits),
                       joined=int(r.joined), bypass=int(r.bypass),
                       would_be_hits=int(r.would_be_hits),
                       would_be_joined=int(r.would_be_joined))
@@ -141,17 +164,21 @@ _QUEUE_SQL = """
 SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
        min(created_at) FILTER (WHERE status = 'pending') AS oldest_pending,
        count(*) FILTER (WHERE status = 'running') AS running,
-       count(*) FILTER (WHERE status = 'running' AND lease_expires_at <= :now) AS expired
+       count(*) FILTER (WHERE status = 'running' AND lease_expires_at <= {now}) AS expired,
+       {now} AS now
 FROM jobs
 WHERE status IN ('pending', 'running') AND leader_id IS NULL
 """
+_NOW = {"postgresql": "timezone('UTC', statement_timestamp())",
+        "sqlite": "strftime('%Y-%m-%d %H:%M:%f000', 'now')"}
 
 
-def queue_state(conn: Connection, now: datetime) -> QueueState:
-    """The work queue for the metrics: joined uploads wait on their leader, not in the queue."""
-    stmt = text(_QUEUE_SQL).bindparams(bindparam("now", type_=UTC())).columns(
-        oldest_pending=UTC())
-    r = conn.execute(stmt, {"now": now}).one()
-    age = (now - r.oldest_pending).total_seconds() if r.oldest_pending else 0.0
+def queue_state(conn: Connection) -> QueueState:
+    """The work queue for the metrics, by the database's clock: joined uploads wait on their
+    leader, not in the queue. Reads only the partial indexes of work in flight."""
+    stmt = text(_QUEUE_SQL.format(now=_NOW[conn.dialect.name])).columns(
+        oldest_pending=UTC(), now=UTC())
+    r = conn.execute(stmt).one()
+    age = (r.now - r.oldest_pending).total_seconds() if r.oldest_pending else 0.0
     return QueueState(pending=int(r.pending), oldest_pending_age=max(age, 0.0),
                       running=int(r.running), expired_leases=int(r.expired))

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, MetaData, Numeric,
-                        String, Table, Text, UniqueConstraint, func)
+from sqlalchemy import (BigInteger, Boolean, Column, ForeignKey, ForeignKeyConstraint, Index,
+                        Integer, MetaData, Numeric, String, Table, Text, UniqueConstraint, func,
+                        text)
 from sqlalchemy.types import DateTime, TypeDecorator
 
 metadata = MetaData(naming_convention={
@@ -82,6 +83,10 @@ cache_entries = Table(
     Column("cache_key", String(64), primary_key=True),
     Column("result_id", String(32), ForeignKey("results.id"), nullable=False),
     Column("updated_at", UTC, nullable=False),
+    Index(None, "result_id"),  # the retention purge: is a result still referenced?
+    # When the extraction behind result_id started (database time): a publish replaces the
+    # entry only with an extraction that started later (domain.cache.supersedes).
+    Column("started_at", UTC, nullable=True),
 )
 
 # One durable record per intended operation.
@@ -109,6 +114,15 @@ jobs = Table(
     Column("fencing_token", Integer, nullable=False, default=0),
     Column("attempts", Integer, nullable=False, default=0),
     Column("run_after", UTC, nullable=False),
+    # The extractor versions and configuration digest the job was keyed with
+    # (ExtractorVersions.label): only a worker running exactly these may claim it.
+    Column("extractor_versions", String(300), nullable=True),
+    # Fair order between accounts (domain.jobs.fair_position): claims take the lowest first.
+    Column("fair_position", BigInteger, nullable=False, default=0, server_default=text("0")),
+    # Database time at which the current attempt was claimed.
+    Column("claimed_at", UTC, nullable=True),
+    # A job made by POST .../invoices/{id}/retry: the invoice it retries.
+    Column("retry_of", String(32), nullable=True),
     Column("error_code", String(40), nullable=True),
     Column("error_message", Text, nullable=True),
     Column("created_at", UTC, nullable=False),
@@ -116,12 +130,21 @@ jobs = Table(
     Column("finished_at", UTC, nullable=True),
     UniqueConstraint("account", "caller_id", "idempotency_key"),
     UniqueConstraint("account", "inflight_key"),
-    Index(None, "status", "run_after"),
-    Index(None, "account", "cache_key", "status"),
-    Index(None, "leader_id"),
-    Index(None, "created_at"),
     Index(None, "created_at", "outcome", "would_be"),  # the duplicate-work report
+    Index(None, "result_id"),  # the retention purge: is a result still referenced?
 )
+# Only work in flight is indexed for the queue: finished and joined jobs (nearly all of the
+# history) never enter these partial indexes, so a claim costs the same at any history size.
+IN_FLIGHT = text("status IN ('pending', 'running') AND leader_id IS NULL")
+Index("ix_jobs_queue", jobs.c.extractor_versions, jobs.c.fair_position, jobs.c.created_at,
+      postgresql_where=IN_FLIGHT, sqlite_where=IN_FLIGHT)
+Index("ix_jobs_account_queue", jobs.c.account, jobs.c.fair_position,
+      postgresql_where=IN_FLIGHT, sqlite_where=IN_FLIGHT)
+Index("ix_jobs_in_flight_cache_key", jobs.c.account, jobs.c.cache_key,
+      postgresql_where=IN_FLIGHT, sqlite_where=IN_FLIGHT)
+JOINED = text("leader_id IS NOT NULL")
+Index("ix_jobs_joined_leader_id", jobs.c.leader_id, postgresql_where=JOINED,
+      sqlite_where=JOINED)
 
 invoices = Table(
     "invoices", metadata,
@@ -131,8 +154,13 @@ invoices = Table(
     Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False, unique=True),
     Column("content_hash", String(80), nullable=False),
     Column("created_at", UTC, nullable=False),
+    # Every invoice's original is recorded: a purge can never delete one still in use, and an
+    # upload that trusted a row a purge has just removed fails instead of pointing at nothing.
+    ForeignKeyConstraint(["account", "content_hash"], ["blobs.account", "blobs.content_hash"],
+                         name="fk_invoices_account_blobs"),
     Index(None, "account", "created_at", "id"),
     Index(None, "account", "uploaded_by", "created_at", "id"),
+    Index(None, "account", "content_hash"),
 )
 
 # Every model call, written when it starts, including calls whose result is discarded.
@@ -145,15 +173,18 @@ model_calls = Table(
     Column("request_hash", String(64), nullable=False),
     Column("started_at", UTC, nullable=False),
     Column("finished_at", UTC, nullable=True),
-    # running | published | discarded | failed | abandoned (its worker vanished) | cancelled
+    # Made by the worker before the first try, so that a retried write never adds a row.
+    Column("call_id", String(40), nullable=True),
+    # domain.jobs.CallOutcome: running | published | discarded | failed | abandoned |
+    # cancelled | refused | unstarted (the last two never reached the model and cost 0)
     Column("outcome", String(16), nullable=False),
     Column("cost", Numeric(12, 6), nullable=False),
     Column("worker", String(120), nullable=False),
     Column("fencing_token", Integer, nullable=False),
-    Index(None, "operation", "started_at"),
-    Index(None, "request_hash", "started_at"),
+    Index(None, "job_id"),
+    Index("uq_model_calls_call_id", "call_id", unique=True),
 )
 # The duplicate-work report reads a day's calls in this order, from the index alone.
-Index("ix_model_calls_day_hash", func.date(model_calls.c.started_at), model_calls.c.operation,
-      model_calls.c.request_hash, model_calls.c.started_at, model_calls.c.id,
-      model_calls.c.finished_at, model_calls.c.cost)
+Index("ix_model_calls_day_hash_outcome", func.date(model_calls.c.started_at),
+      model_calls.c.operation, model_calls.c.request_hash, model_calls.c.started_at,
+      model_calls.c.id, model_calls.c.finished_at, model_calls.c.cost, model_calls.c.outcome)

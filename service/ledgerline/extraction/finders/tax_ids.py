@@ -1,15 +1,16 @@
 """VAT identifiers and IBANs on the page.
 
-VAT ids are checked with python-stdnum and assigned to buyer or seller by their label or the
-party block they sit in; IBANs must pass their checksum.
+VAT ids are checked with python-stdnum (the VAT number module of every country it knows) and
+assigned to buyer or seller by their label or the party block they sit in; IBANs must pass their
+checksum.
 """
 
 from __future__ import annotations
 
 import re
 
+import stdnum
 from stdnum import iban as _iban
-from stdnum.eu import vat as _vat
 
 from ..candidates import Candidate, Evidence
 from ..geometry import DocText
@@ -18,6 +19,31 @@ from ..vocabulary import VOCABULARY as V
 _VAT_RE = re.compile(r"\b((?:[A-Z]{2}|CHE)[\s.\-]?(?:[0-9A-Z][\s.\-]?){7,13}[0-9A-Z])\b")
 _IBAN_RE = re.compile(r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30})\b")
 _VAT_LABEL = V.labels["seller_vat_id"]
+# VAT-number prefixes that are not the country's ISO code (Greece's EL, Northern Ireland's XI)
+_PREFIX_COUNTRY = {"EL": "gr", "XI": "gb"}
+
+
+def _vat_module(country: str):
+    try:
+        return stdnum.get_cc_module(country.lower(), "vat")
+    except ImportError:
+        return None
+
+
+def vat_checksum(value: str, country: str | None = None) -> bool | None:
+    """Whether ``value`` is a valid VAT number: by its prefix's country, else by ``country``
+    (an id given without its prefix); None where python-stdnum knows no VAT number there."""
+    compact = re.sub(r"[\s.\-/,]", "", str(value)).upper()
+    prefix = compact[:2]
+    module = _vat_module(_PREFIX_COUNTRY.get(prefix, prefix)) if prefix.isalpha() else None
+    if module is None and country:
+        module = _vat_module(country)
+    if module is None:
+        return None
+    try:
+        return bool(module.is_valid(compact))
+    except Exception:  # stdnum raises only its own errors, but stay defensive
+        return False
 
 
 def _vat_label_near(dt: DocText, i: int, start: int) -> bool:
@@ -82,11 +108,7 @@ def vat_candidates(dt: DocText) -> tuple[list[Candidate], list[Candidate]]:
                 compact = "CHE" + compact[3:]
             if not any(c.isdigit() for c in compact[2:4]) and not compact.startswith("CHE"):
                 continue
-            valid = False
-            try:
-                valid = _vat.is_valid(compact)
-            except Exception:  # stdnum raises only its own errors, but stay defensive
-                valid = False
+            valid = vat_checksum(compact) is True
             labelled = _vat_label_near(dt, i, m.start())
             if not valid and not labelled:
                 continue

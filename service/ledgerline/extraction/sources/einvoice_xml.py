@@ -1,9 +1,11 @@
-"""Exact reading of embedded e-invoice XML: UN/CEFACT CII and OASIS UBL.
+"""Exact reading of e-invoice XML, on its own or embedded in a PDF: UN/CEFACT CII, OASIS UBL
+and Poland's KSeF FA structure (``ksef_xml``).
 
 Supported: Factur-X / ZUGFeRD 2.x / XRechnung CII (``CrossIndustryInvoice``), ZUGFeRD 1.0
 (``CrossIndustryDocument``, and the pre-release ``CBFBUY`` variant with the same element names),
-UBL 2.x ``Invoice`` and ``CreditNote``.  Elements are addressed by local name so namespace
-prefixes and minor namespace drift do not matter.  Values are copied, never recomputed.
+UBL 2.x ``Invoice`` and ``CreditNote`` (Peppol BIS Billing 3.0, XRechnung UBL), KSeF FA(1)-(3).
+Elements are addressed by local name so namespace prefixes and minor namespace drift do not
+matter.  Values are copied, never recomputed.  Parsing is ``xml_parsing``'s: nothing resolved.
 """
 
 from __future__ import annotations
@@ -14,22 +16,16 @@ from decimal import Decimal, InvalidOperation
 
 from lxml import etree
 
-__all__ = ["XmlInvoice", "read_invoice_xml", "pick_invoice_attachment"]
+from ..errors import ExtractionError
+from .xml_parsing import parse_xml
 
-_PARSER = etree.XMLParser(
-    resolve_entities=False,
-    no_network=True,
-    huge_tree=False,
-    remove_comments=True,
-    remove_pis=True,
-    load_dtd=False,
-)
+__all__ = ["XmlInvoice", "parse_invoice_xml", "read_invoice_xml", "pick_invoice_attachment"]
 
 
 @dataclass
 class XmlInvoice:
-    syntax: str  # "CII", "CII-ZUGFeRD1", "UBL"
-    profile: str | None = None
+    syntax: str  # "CII", "CII-ZUGFeRD1", "UBL", "KSeF"
+    profile: str | None = None  # customisation / guideline id; KSeF: "FA (3)"
     type_code: str | None = None
     fields: dict = field(default_factory=dict)  # name -> str | Decimal | None (raw XML text kept)
     raw: dict = field(default_factory=dict)  # name -> text as in the XML
@@ -37,6 +33,9 @@ class XmlInvoice:
     tax_breakdown: list = field(default_factory=list)  # {basis, amount, rate, category}
     totals: dict = field(default_factory=dict)  # line_total, charge_total, allowance_total, prepaid
     warnings: list = field(default_factory=list)  # what was read leniently
+    # the country of a VAT id the XML gives without its prefix (KSeF: a Polish NIP)
+    vat_countries: dict = field(default_factory=dict)
+    root: object = field(default=None, repr=False)  # the parsed document, for the official rules
 
 
 def _ln(el) -> str:
@@ -338,28 +337,10 @@ def _read_ubl(root) -> XmlInvoice:
     return inv
 
 
-_XML_DECL = re.compile(rb"^\s*(?:\xef\xbb\xbf)?<\?xml[^>]*\?>")
+KSEF_NAMESPACE_PREFIX = "http://crd.gov.pl/wzor/"
 
 
-def _parse(data: bytes):
-    try:
-        return etree.fromstring(data, _PARSER)
-    except etree.XMLSyntaxError:
-        # A broken XML declaration (e.g. an invalid encoding name) should not hide good content.
-        stripped = _XML_DECL.sub(b"", data, count=1)
-        if stripped is data or stripped == data:
-            raise
-        return etree.fromstring(stripped.decode("utf-8", "strict").encode("utf-8"), _PARSER)
-
-
-def read_invoice_xml(data: bytes) -> XmlInvoice | None:
-    """Read a CII or UBL invoice; None when the bytes are not a recognised invoice XML."""
-    try:
-        root = _parse(data)
-    except (etree.XMLSyntaxError, UnicodeDecodeError, ValueError):
-        return None
-    if root is None:
-        return None
+def _read_root(root) -> XmlInvoice | None:
     name = _ln(root)
     ns = etree.QName(root).namespace or ""
     if name == "CrossIndustryInvoice":
@@ -370,7 +351,36 @@ def read_invoice_xml(data: bytes) -> XmlInvoice | None:
         return _read_cii(root, "CII-ZUGFeRD1")
     if name in ("Invoice", "CreditNote") and "ubl" in ns.lower():
         return _read_ubl(root)
+    if name == "Faktura" and ns.startswith(KSEF_NAMESPACE_PREFIX):
+        from .ksef_xml import read_ksef
+
+        return read_ksef(root)
     return None
+
+
+def parse_invoice_xml(data: bytes) -> XmlInvoice:
+    """Read a CII, UBL or KSeF invoice; raises ExtractionError for hostile or broken XML and
+    ``xml_not_an_invoice`` for well-formed XML of another kind."""
+    # KSeF comes from Polish systems: bytes that are not the declared UTF-8 are Windows-1250
+    fallback = "cp1250" if KSEF_NAMESPACE_PREFIX.encode() in data[:4096] else "cp1252"
+    root, warnings = parse_xml(data, fallback_encoding=fallback)
+    inv = _read_root(root)
+    if inv is None:
+        raise ExtractionError(
+            "xml_not_an_invoice",
+            f"the XML is a {_ln(root)!r} document, not a UBL, CII or KSeF invoice",
+        )
+    inv.warnings[:0] = warnings
+    inv.root = root
+    return inv
+
+
+def read_invoice_xml(data: bytes) -> XmlInvoice | None:
+    """The invoice in an attachment; None when the bytes are not a readable invoice XML."""
+    try:
+        return parse_invoice_xml(data)
+    except ExtractionError:
+        return None
 
 
 _PREFERRED_NAMES = ("factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml", "zugferd.xml")

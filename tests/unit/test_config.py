@@ -1,0 +1,63 @@
+"""Settings are validated at start-up: each bad variable is one line naming it and the forms
+it accepts; human sizes and postgres:// URLs are accepted."""
+from __future__ import annotations
+
+import pytest
+
+from ledgerline.config import ConfigError, Settings
+
+
+def test_defaults_work_without_any_variable():
+    settings = Settings.from_env({})
+    assert settings.database_url.startswith("sqlite:///") and settings.lease_seconds == 30
+
+
+@pytest.mark.parametrize("given, size", [("26214400", 26214400), ("25MB", 25_000_000),
+                                         ("25MiB", 26_214_400), ("25 mib", 26_214_400),
+                                         ("1kb", 1000)])
+def test_upload_sizes_may_be_written_with_units(given, size):
+    assert Settings.from_env({"LEDGERLINE_MAX_UPLOAD_BYTES": given}).max_upload_bytes == size
+
+
+@pytest.mark.parametrize("url", ["postgres://u:p@db:5432/ledgerline",
+                                 "postgresql://u:p@db:5432/ledgerline"])
+def test_postgres_urls_are_normalised_to_the_psycopg_driver(url):
+    settings = Settings.from_env({"LEDGERLINE_DATABASE_URL": url})
+    assert settings.database_url == "postgresql+psycopg://u:p@db:5432/ledgerline"
+
+
+@pytest.mark.parametrize("name, value, says", [
+    ("LEDGERLINE_LEASE_SECONDS", "0", "at least 1"),
+    ("LEDGERLINE_LEASE_SECONDS", "-5", "at least 1"),
+    ("LEDGERLINE_LEASE_SECONDS", "soon", "number of seconds"),
+    ("LEDGERLINE_MAX_UPLOAD_BYTES", "25 elephants", "25MiB"),
+    ("LEDGERLINE_MAX_UPLOAD_BYTES", "0", "25MiB"),
+    ("LEDGERLINE_DATABASE_URL", "mysql://h/db", "sqlite:///PATH"),
+    ("LEDGERLINE_DATABASE_URL", "not a url", "sqlite:///PATH"),
+    ("LEDGERLINE_STORAGE_URL", "ftp://x", "s3://BUCKET"),
+    ("LEDGERLINE_CACHE_MODE", "sometimes", "on, off, shadow"),
+    ("LEDGERLINE_MODEL_PRICE_PER_CALL", "free", "decimal"),
+    ("LEDGERLINE_RATE_LIMIT_PER_MINUTE", "-1", "0 (off)"),
+    ("LEDGERLINE_EXTRACT_MEMORY_MB", "10", "at least 64"),
+    ("LEDGERLINE_DB_TIMEOUT_SECONDS", "0", "greater than 0"),
+    ("LEDGERLINE_SPOOL_DIR", "/no/such/dir", "existing directory"),
+    ("LEDGERLINE_EMBEDDED_XML", "perhaps", "1 or 0"),
+    ("LEDGERLINE_ACCESS_LOG", "loud", "1 or 0"),
+    ("LEDGERLINE_LOG_LEVEL", "chatty", "debug, info"),
+])
+def test_a_bad_value_is_one_line_naming_the_variable_and_what_it_accepts(name, value, says):
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({name: value})
+    [line] = str(raised.value).splitlines()
+    assert line.startswith(f"{name}={value!r}: ") and says in line
+
+
+def test_every_bad_variable_is_reported_at_once():
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({"LEDGERLINE_LEASE_SECONDS": "0", "LEDGERLINE_CACHE_MODE": "x"})
+    assert len(str(raised.value).splitlines()) == 2
+
+
+def test_settings_built_in_code_ignore_the_environment(monkeypatch):
+    monkeypatch.setenv("LEDGERLINE_LEASE_SECONDS", "7")
+    assert Settings().lease_seconds == 30 and Settings.from_env().lease_seconds == 7
