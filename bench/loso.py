@@ -1,10 +1,12 @@
-"""Leave-one-source-out figures of the field ranker against the hand-tuned rules, on one split.
+"""Leave-one-source-out figures of the field ranker against the extractor before it, on one split.
 
 For every source (the manifest's ``source_repo``) of the corpus and of ``outside/``, the ranker
 is trained on every other source the committed model may learn from (plus the generated
 invoices, as ``ledgerline-train`` does) and tested on the one left out; its confidence is
-calibrated on the left-out predictions of the other sources only. The rules need no training,
-so they run on the same documents as they are. Printed: per field and corpus part, precision,
+calibrated on the left-out predictions of the other sources only. The baseline ("rules") is
+the text-layer extractor as it was before the ranker, the hand-tuned choice of every field
+(:data:`ranker_loso.BASELINE_REF`): it needs no training, so it runs on the same documents as
+they are. Printed: per field and corpus part, precision,
 recall and F1 of both; per source, the key-field accuracy of both; the candidate recall (how
 often the true value is among the candidates at all: what bounds any ranker); the misses of each
 field by kind, before and after; the calibration table. Sources are printed as numbers, never
@@ -133,7 +135,38 @@ def miss_kind(ex, field, got, pick) -> str:
     return "other"
 
 
-def report(exs, probs, out=print) -> dict:
+def _item_scores(exs, items: dict, part: str):
+    """(truth items, before P/R/F1, now P/R/F1) of line items matched by net amount."""
+    counts = {"before": Counter(), "now": Counter()}
+    n = 0
+    for ex in exs:
+        if ex.doc.part != part or ex.doc.key not in items:
+            continue
+        truth, before, now = items[ex.doc.key]
+        if not truth:
+            continue
+        n += len(truth)
+        for who, got in (("before", before), ("now", now)):
+            left = Counter(truth)
+            hit = 0
+            for a in got:
+                if left[a] > 0:
+                    left[a] -= 1
+                    hit += 1
+            counts[who].update({"tp": hit, "pred": len(got), "truth": len(truth)})
+    return n, *(_prf(counts[who]) for who in ("before", "now"))
+
+
+def _prf(c: Counter) -> list[float]:
+    p = c["tp"] / c["pred"] if c["pred"] else 0.0
+    r = c["tp"] / c["truth"] if c["truth"] else 0.0
+    return [p, r, 2 * p * r / (p + r) if p + r else 0.0]
+
+
+def report(exs, probs, baseline: dict, items: dict | None = None, out=print) -> dict:
+    """``baseline``: {doc key: {field: value}} of the extractor before the ranker, on the same
+    documents (:func:`baseline_values`); ``items``: {doc key: (truth, before, now)} line-item
+    net amounts, scored as a multiset."""
     results = evaluate(exs, probs)
     score = {(p, who): PRF() for p in PARTS for who in ("rules", "ranker")}
     recall = defaultdict(Counter)
@@ -142,13 +175,12 @@ def report(exs, probs, out=print) -> dict:
     calib = defaultdict(lambda: defaultdict(Counter))
     for ex, ranker in results:
         part = ex.doc.part
-        rules = ex.rows.rules.fields
+        before = baseline.get(ex.doc.key, {})
         for f in FIELDS:
             truth = norm(f, ex.doc.truth.get(f))
             if truth is None:
                 continue
-            c = rules.get(f)
-            got_rules = _out(f, c.out_value()) if c is not None else None
+            got_rules = _out(f, before.get(f))
             got, conf, pick = ranker[f]
             score[(part, "rules")].add(f, truth, got_rules)
             score[(part, "ranker")].add(f, truth, got)
@@ -189,6 +221,11 @@ def report(exs, probs, out=print) -> dict:
                 mins["ranker"] = min(mins["ranker"], kf)
             result["fields"].setdefault(part, {})[f] = {
                 "n": n, "rules": [rp, rr, rf], "ranker": [kp, kr, kf], "candidate_recall": cr}
+        if items:
+            n, before, now = _item_scores(exs, items, part)
+            out(f"{'line items':<15} {n:>4} | {before[0]:7.3f} {before[1]:6.3f} {before[2]:6.3f} |"
+                f" {now[0]:8.3f} {now[1]:6.3f} {now[2]:6.3f} |   (not ranked)")
+            result["fields"][part]["line_items"] = {"n": n, "rules": before, "ranker": now}
         out(f"{'key-field min':<15} {'':>4} | {'':>7} {'':>6} {mins['rules']:6.3f} | {'':>8}"
             f" {'':>6} {mins['ranker']:6.3f} |   (* key fields)")
         result["fields"][part]["key_min"] = mins

@@ -4,9 +4,8 @@ totals."""
 
 from decimal import Decimal
 
-from ledgerline.extraction import parse_pdf
+from ledgerline.extraction import choice, parse_pdf, ranker
 from ledgerline.extraction.candidates import BELOW, RIGHT, SAME_LINE
-from ledgerline.extraction import choice, ranker
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.model import Line, Page
