@@ -1,7 +1,8 @@
 """Leave-one-source-out: the learned field ranker against the extractor before it, per field.
 
     .venv/bin/python bench/ranker_loso.py [--corpus ../shared/corpus] [--generated 468]
-                                          [--baseline-ref REF] [--json OUT]
+                                          [--baseline-ref REF] [--json OUT] [--jobs 2]
+                                          [--write-model PATH]
 
 For every source of the corpus and of ``outside/``, a ranker trained on all the other sources
 (and the generated invoices, as ``ledgerline-train`` trains) is scored on the documents of the
@@ -9,6 +10,8 @@ source left out, text layer only; next to it, on the same documents in the same 
 extractor as it was before the ranker (``--baseline-ref``, default :data:`BASELINE_REF`: its
 hand-tuned choice of every field), run from that commit's tree in a child process. Line items
 are not ranked: they are the extractor's now and before. The tables: :mod:`loso`.
+``--write-model`` also writes the model file ``ledgerline-train`` writes, from the same folds
+(its calibration is fitted on exactly these left-out predictions), sparing a second run.
 Prints no names, addresses or file names from the corpus, only aggregate numbers.
 """
 
@@ -68,7 +71,8 @@ def baseline_values(ref: str, work: list[tuple[str, str]]) -> dict:
     return json.loads(child.stdout)
 
 
-def run(corpus: Path, generated: int, ref: str, json_out: str | None = None) -> dict:
+def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
+        jobs: int = 1, write_model: str | None = None) -> dict:
     import loso
     from accuracy import norm as item_norm
     from accuracy import truth_items
@@ -91,7 +95,8 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None) -> 
     work = [(ex.doc.key, str(corpus / rows[int(ex.doc.key[3:])]["pdf"])) for ex in real]
     before = baseline_values(ref, work)
     t2 = time.perf_counter()
-    probs = T.leave_one_source_out(exs)
+    done = T.folds(exs, jobs=jobs)
+    probs = done.probs
     t3 = time.perf_counter()
     items = {}
     for ex in real:
@@ -107,6 +112,12 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None) -> 
     print()
     result = loso.report(exs, probs, {k: v["fields"] for k, v in before.items()}, items)
     result["baseline_ref"] = ref
+    if write_model:
+        # the same steps as ledgerline-train on the same folds: the file it would write
+        from ledgerline.extraction.ranker.model import dump
+
+        dump(Path(write_model), *T.finish(exs, done, generated, T.GENERATED_SEED))
+        print(f"\nwrote the model of these folds to {write_model}")
     if json_out:
         Path(json_out).write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
     return result
@@ -120,12 +131,16 @@ def main(argv=None) -> int:
     ap.add_argument("--generated", type=int, default=T.GENERATED_COUNT)
     ap.add_argument("--baseline-ref", default=BASELINE_REF)
     ap.add_argument("--json", default=None, help="also write the numbers as JSON here")
+    ap.add_argument("--jobs", type=int, default=T.JOBS, help="folds trained at once")
+    ap.add_argument("--write-model", default=None, metavar="PATH",
+                    help="also write the model file ledgerline-train would write (same folds)")
     args = ap.parse_args(argv)
     corpus = Path(args.corpus)
     if not (corpus / "MANIFEST.tsv").is_file():
         print(f"corpus not found at {corpus} (MANIFEST.tsv missing); nothing to measure")
         return 0
-    run(corpus, args.generated, args.baseline_ref, args.json)
+    run(corpus, args.generated, args.baseline_ref, args.json, jobs=args.jobs,
+        write_model=args.write_model)
     return 0
 
 

@@ -15,6 +15,8 @@ thread: the same inputs give the same file.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
 import time
 from collections import defaultdict
@@ -31,6 +33,7 @@ from .features import CATEGORICAL, FEATURE_INDEX, FEATURE_NAMES
 from .model import MODEL_PATH, decide, dump
 from .rows import RANKED_FIELDS, DocumentRows, document_rows
 
+JOBS = min(2, os.cpu_count() or 1)  # folds trained at once: these machines have two cores
 GENERATED_COUNT = 468  # every language x layout pair four times
 GENERATED_SEED = 7  # the generated benchmark uses seed 0: its invoices are never trained on
 PARAMS = {
@@ -124,28 +127,68 @@ def predict(boosters: dict, ex: Example) -> dict[str, np.ndarray]:
     return out
 
 
-def leave_one_source_out(exs: list[Example], *, progress=None) -> dict[str, dict]:
-    """For every real document: the probabilities of a model trained without its source.
+# The examples a fold reads: set before the worker processes fork, so that they inherit them
+# instead of receiving a pickled copy per fold.
+_FOLD_EXAMPLES: list[Example] = []
+
+
+@dataclass
+class Folds:
+    probs: dict[str, dict]  # doc key -> {field: probabilities} of a model without its source
+    everything: dict  # field -> booster trained on every trainable document (the final model)
+
+
+def _fold(source: str | None) -> tuple[dict, dict | None]:
+    """Predictions for ``source``'s documents by a model trained on every other trainable
+    document; ``source`` None: the model of every trainable document, which predicts for the
+    sources no model may learn from and is the final model."""
+    exs = _FOLD_EXAMPLES
+    boosters = fit([ex for ex in exs if ex.doc.trainable and ex.doc.source != source])
+    if source is None:
+        learnable = {ex.doc.source for ex in exs if ex.doc.trainable}
+        test = [ex for ex in exs if ex.doc.part != "generated" and ex.doc.source not in learnable]
+    else:
+        test = [ex for ex in exs if ex.doc.source == source]
+    return {ex.doc.key: predict(boosters, ex) for ex in test}, boosters if source is None else None
+
+
+def folds(exs: list[Example], *, jobs: int = 1, progress=None) -> Folds:
+    """Leave-one-source-out over the real documents, plus the model of everything.
 
     Each fold trains on every trainable document of the other sources and on the generated
-    ones; sources that may not be trained on are left out of every fold anyway, so one model
-    (trained on all the rest) serves them all. Returns {doc key: {field: probabilities}}."""
-    trainable = [ex for ex in exs if ex.doc.trainable]
-    real_sources = sorted({ex.doc.source for ex in exs if ex.doc.part != "generated"})
-    out: dict[str, dict] = {}
-    shared = None
-    for k, source in enumerate(real_sources):
-        test = [ex for ex in exs if ex.doc.source == source]
-        if any(ex.doc.trainable for ex in test):
-            boosters = fit([ex for ex in trainable if ex.doc.source != source])
+    ones; sources that may not be trained on are left out of every fold anyway, so the model of
+    everything serves them all. Every fold trains on one thread in its own process (``jobs`` at
+    a time), so the result does not depend on ``jobs``."""
+    global _FOLD_EXAMPLES
+    sources = sorted(
+        {ex.doc.source for ex in exs if ex.doc.part != "generated" and ex.doc.trainable}
+    )
+    tasks = [None, *sources]
+    probs: dict[str, dict] = {}
+    everything = None
+    _FOLD_EXAMPLES = exs
+    try:
+        if jobs > 1:
+            pool = multiprocessing.get_context("fork").Pool(jobs)
+            results = pool.imap(_fold, tasks)
         else:
-            shared = shared or fit(trainable)
-            boosters = shared
-        for ex in test:
-            out[ex.doc.key] = predict(boosters, ex)
-        if progress:
-            progress(k + 1, len(real_sources), source)
-    return out
+            pool, results = None, map(_fold, tasks)
+        for k, (got, boosters) in enumerate(results):
+            probs.update(got)
+            everything = boosters if boosters is not None else everything
+            if progress:
+                progress(k + 1, len(tasks))
+        if pool is not None:
+            pool.close()
+            pool.join()
+    finally:
+        _FOLD_EXAMPLES = []
+    return Folds(probs, everything)
+
+
+def leave_one_source_out(exs: list[Example], *, jobs: int = 1, progress=None) -> dict[str, dict]:
+    """For every real document: the probabilities of a model trained without its source."""
+    return folds(exs, jobs=jobs, progress=progress).probs
 
 
 def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[tuple]]:
@@ -190,19 +233,22 @@ def calibration_pairs(exs, probs, *, without_source: str | None = None):
     return outcomes(use, probs)
 
 
-def build(corpus: Path, generated: int, seed: int, log=print) -> tuple[dict, dict, dict]:
+def build(corpus: Path, generated: int, seed: int, *, jobs: int = 1, log=print):
+    """(boosters, calibrations, meta) of the model file, from the corpus and the generator."""
     t0 = time.perf_counter()
     docs = corpus_documents(corpus) + generated_documents(generated, seed)
     exs = examples(docs)
+    log(f"{len(docs)} documents read and featurised in {time.perf_counter() - t0:.1f} s")
     t1 = time.perf_counter()
-    log(f"{len(docs)} documents read and featurised in {t1 - t0:.1f} s")
-    probs = leave_one_source_out(exs)
-    cals = calibrations(calibration_pairs(exs, probs))
-    t2 = time.perf_counter()
-    log(f"leave-one-source-out for the calibration: {t2 - t1:.1f} s")
-    boosters = fit([ex for ex in exs if ex.doc.trainable])
-    t3 = time.perf_counter()
-    log(f"final model: {t3 - t2:.1f} s")
+    done = folds(exs, jobs=jobs)
+    log(f"leave-one-source-out and the final model: {time.perf_counter() - t1:.1f} s")
+    return finish(exs, done, generated, seed)
+
+
+def finish(exs: list[Example], done: Folds, generated: int, seed: int) -> tuple[dict, dict, dict]:
+    """The model file's parts from the folds: the model of everything, calibrated on the
+    predictions for left-out sources."""
+    cals = calibrations(calibration_pairs(exs, done.probs))
     meta = {
         "documents": sum(1 for ex in exs if ex.doc.trainable),
         "generated": generated,
@@ -210,7 +256,7 @@ def build(corpus: Path, generated: int, seed: int, log=print) -> tuple[dict, dic
         "rounds": ROUNDS,
         "lightgbm": _lightgbm_version(),
     }
-    return boosters, cals, meta
+    return done.everything, cals, meta
 
 
 def _lightgbm_version() -> str:
@@ -225,13 +271,15 @@ def main(argv=None) -> int:
     ap.add_argument("--generated", type=int, default=GENERATED_COUNT)
     ap.add_argument("--seed", type=int, default=GENERATED_SEED)
     ap.add_argument("--out", default=str(MODEL_PATH))
+    ap.add_argument("--jobs", type=int, default=JOBS,
+                    help="folds trained at once, one process each (the result is the same)")
     args = ap.parse_args(argv)
     corpus = Path(args.corpus)
     if not (corpus / "MANIFEST.tsv").is_file():
         print(f"corpus not found at {corpus} (MANIFEST.tsv missing)", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    boosters, cals, meta = build(corpus, args.generated, args.seed)
+    boosters, cals, meta = build(corpus, args.generated, args.seed, jobs=args.jobs)
     out = Path(args.out)
     dump(out, boosters, cals, meta)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - t0:.1f} s")
@@ -242,4 +290,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["build", "examples", "fit", "leave_one_source_out", "main"]
+__all__ = ["build", "examples", "finish", "fit", "folds", "leave_one_source_out", "main"]
