@@ -61,9 +61,9 @@ CONTEXT_FIELDS = (*LABEL_FIELDS, "seller_vat_id", "iban")
 # How far the column above a value is read for its header, in line heights.
 COLUMN_REACH_HEIGHTS = 25
 COLUMN_X_SLACK = 6.0  # points
-ITEM_ROW_AMOUNTS = 3
+ITEM_ROW_AMOUNTS = 3  # a row with this many amounts is an item-table (or tax-table) row
 # A party's block: the lines under its name, this many line heights down, this many points aside.
-BLOCK_REACH_HEIGHTS, BLOCK_X = 10, 80  # a row with this many amounts is an item-table (or tax-table) row
+BLOCK_REACH_HEIGHTS, BLOCK_X = 10, 80
 
 FEATURE_NAMES = (
     # label evidence of the finders, for this field
@@ -478,7 +478,8 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
         letters = [ch for ch in s if ch.isalpha()]
         put("name_words", len(s.split()))
         put("name_len", len(s))
-        put("name_upper_share", sum(ch.isupper() for ch in letters) / len(letters) if letters else 0)
+        upper = sum(ch.isupper() for ch in letters)
+        put("name_upper_share", upper / len(letters) if letters else 0)
         put("name_has_legal_form", bool(V.legal_form.search(s.lower())))
         if i is not None:
             put("name_in_buyer_block", _in_buyer_block(ctx, i))
