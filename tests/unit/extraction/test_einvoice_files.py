@@ -135,7 +135,9 @@ def test_the_extract_command_takes_xml(tmp_path):
     cii.write_bytes(einvoices.make("cii", 3)[0])
     result = CliRunner().invoke(main, ["extract", str(ubl), str(cii)])
     assert result.exit_code == 0, result.output
-    documents = [json.loads(line) for line in result.output.splitlines()]
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [line["file"] for line in lines] == [str(ubl), str(cii)]
+    documents = [line["document"] for line in lines]
     assert [d["source"] for d in documents] == ["xml", "xml"]
     assert documents[1]["fields"]["gross_total"]["value"] == einvoices.make("cii", 3)[1][
         "gross_total"]
