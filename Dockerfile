@@ -26,7 +26,8 @@
 ARG PYTHON_VERSION=3.11
 
 ########################################################################################
-# builder: compile psycopg's C implementation against the system libpq, build the wheel
+# builder: compile psycopg's C implementation against the system libpq, build the wheel,
+#          fetch Tesseract's language data
 ########################################################################################
 FROM python:${PYTHON_VERSION}-slim AS builder
 
@@ -37,9 +38,14 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 WORKDIR /src
 
 # Build tools and libpq's headers live only in this stage (psycopg[c] compiles against them).
+# Tesseract's language data for OCR (the tesserocr wheel brings the engine itself) is fetched
+# here too and copied into the runtime stage: every language Ledgerline reads, and OSD.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential libpq-dev \
+       tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa \
+       tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-por \
+       tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin \
     && rm -rf /var/lib/apt/lists/*
 
 # `build` goes into the builder's own interpreter; /opt/venv receives only the application.
@@ -62,7 +68,8 @@ RUN python -m build --wheel --outdir /wheels . \
     && /opt/venv/bin/pip uninstall -y pip setuptools
 
 ########################################################################################
-# runtime: slim Python, the venv from the builder, libpq and tini, non-root user
+# runtime: slim Python, the venv and Tesseract's data from the builder, libpq and tini,
+#          non-root user
 ########################################################################################
 FROM python:${PYTHON_VERSION}-slim AS runtime
 
@@ -89,6 +96,7 @@ RUN groupadd --system --gid 10001 ledgerline \
     && chown -R ledgerline:ledgerline /app
 
 COPY --from=builder /opt/venv /opt/venv
+COPY --from=builder /usr/share/tesseract-ocr /usr/share/tesseract-ocr
 
 WORKDIR /app
 USER 10001:10001

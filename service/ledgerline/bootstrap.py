@@ -45,7 +45,10 @@ def bootstrap(settings: Settings | None = None, *, engine: Engine | None = None,
 
 
 def configured_extractor(settings: Settings, *, use_embedded_xml: bool | None = None) -> Extractor:
-    """The extractor the service runs: pdfminer and embedded XML, inside the sandbox."""
+    """The extractor the service runs: pdfminer, embedded XML and OCR, inside the sandbox."""
+    from .extraction.ocr import OcrOptions
+
     embedded = settings.embedded_xml if use_embedded_xml is None else use_embedded_xml
-    return SandboxedExtractor(PdfExtractor(use_embedded_xml=embedded),
+    return SandboxedExtractor(PdfExtractor(use_embedded_xml=embedded,
+                                           ocr=OcrOptions.from_settings(settings)),
                               SandboxLimits.from_settings(settings))

@@ -220,8 +220,9 @@ def worker(concurrency: int, grace: float | None) -> None:
                 type=click.Path(exists=True))
 def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
     """Extract invoices offline: each FILE, and every accepted file under each DIR (recursive,
-    told by content). One JSON line per file: {"file", "document"} or {"file", "error"}; exit
-    status 1 when any file failed. On a terminal, a progress bar on stderr."""
+    told by content: PDF, scan or photo, e-invoice XML). One JSON line per file: {"file",
+    "document"} or {"file", "error"}; exit status 1 when any file failed. On a terminal, a
+    progress bar on stderr."""
     from tqdm import tqdm
 
     from .adapters.extractor import conform

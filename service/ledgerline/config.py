@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # Read embedded e-invoice XML; a different setting is a different extractor configuration
     # (and cache key): workers only take jobs keyed with their own.
     embedded_xml: bool = True
+    ocr_dpi: int = 300  # the highest resolution scans are read at (pages rendered, images scaled)
+    ocr_max_pixels: int = 100_000_000  # of one image page, checked before decoding
+    ocr_languages: str = "all"  # ISO 639-1 codes (en,de,…), the first primary, or "all"
     # Requests a minute per API key, per API process (http/security.py says why); 0 = off.
     rate_limit_per_minute: int = 600
     # PostgreSQL: connect timeout and statement timeout; past it plus a margin a silent
@@ -176,6 +179,35 @@ class Settings(BaseSettings):
         if word in ("0", "off", "false", "no"):
             return False
         raise ValueError("must be 1 or 0 (on/off, true/false, yes/no)")
+
+    @field_validator("ocr_dpi", mode="before")
+    @classmethod
+    def _ocr_dpi(cls, value):
+        from .extraction.ocr.options import MAX_DPI, MIN_DPI
+
+        dpi = _number(value, int, MIN_DPI, f"a whole number of dpi from {MIN_DPI} to {MAX_DPI}")
+        if dpi > MAX_DPI:
+            raise ValueError(f"must be a whole number of dpi from {MIN_DPI} to {MAX_DPI}")
+        return dpi
+
+    @field_validator("ocr_max_pixels", mode="before")
+    @classmethod
+    def _ocr_pixels(cls, value):
+        from .extraction.ocr.options import MIN_MAX_PIXELS
+
+        return _number(value, int, MIN_MAX_PIXELS,
+                       f"a whole number of pixels, at least {MIN_MAX_PIXELS} (e.g. 100000000)")
+
+    @field_validator("ocr_languages", mode="before")
+    @classmethod
+    def _ocr_languages(cls, value):
+        from .extraction.ocr.options import TESSERACT_NAMES, OcrOptions
+
+        languages = OcrOptions.parse_languages(str(value))
+        if not languages or any(lang not in TESSERACT_NAMES for lang in languages):
+            raise ValueError(f"must be ISO 639-1 codes separated by commas, some of "
+                             f"{','.join(TESSERACT_NAMES)}, or all")
+        return ",".join(languages)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -69,18 +69,21 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
         from ledgerline.adapters.extractor import PdfExtractor
         from ledgerline.adapters.sandbox import SandboxedExtractor, SandboxLimits
         sandbox = SandboxedExtractor(PdfExtractor(), SandboxLimits(timeout_seconds=30))
-        # The fork server's start (pdfminer preloaded) is waited for once per process;
-        # `ledgerline serve` starts it when the process starts (gunicorn_conf.post_worker_init).
+        # A cold fork server preloads for seconds (pdfminer, the official rules, Tesseract's
+        # models); a worker warms it before its first claim, and the wait must not stall the loop.
+        measure()
+        sandbox.warm()
+        warm_gap = max(gaps)
         sandbox.extract({str(pdf)!r}, "blake3:" + "0" * 64)
         measure()
         started = time.monotonic()
         documents = gevent.joinall([gevent.spawn(sandbox.extract, {str(pdf)!r}, "blake3:" + "0" * 64)
                                     for _ in range(3)], raise_error=True)
         numbers = [g.value["fields"]["invoice_number"]["value"] for g in documents]
-        report(numbers=numbers, elapsed=time.monotonic() - started)
+        report(numbers=numbers, elapsed=time.monotonic() - started, warm_gap=warm_gap)
     """)
     assert result["numbers"] == ["INV-9"] * 3
-    assert result["max_gap"] < 0.1, result
+    assert result["max_gap"] < 0.1 and result["warm_gap"] < 0.1, result
 
 
 def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):

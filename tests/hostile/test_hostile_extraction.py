@@ -30,7 +30,9 @@ def real_extractor():
 
 @pytest.fixture(scope="module")
 def sandbox():
-    return SandboxedExtractor(real_extractor(), LIMITS)
+    sandbox = SandboxedExtractor(real_extractor(), LIMITS)
+    sandbox.warm()  # the fork server's start is no document's time
+    return sandbox
 
 
 def write(tmp_path, name: str, data: bytes) -> str:
@@ -106,13 +108,28 @@ def test_a_bomb_is_refused_even_when_the_memory_limit_would_allow_it(tmp_path):
     assert outcome(sandbox, write(tmp_path, "bomb", corpus.flate_bomb(1)))[0] == "pdf_too_large"
 
 
-def test_a_bomb_pdfminer_inflates_before_any_check_is_stopped_by_the_memory_limit(tmp_path):
-    # With no usable xref, pdfminer rebuilds it by opening every object stream, in the
-    # constructor the pre-flight itself needs; only RLIMIT_AS stands in the way.
-    sandbox = SandboxedExtractor(real_extractor(),
-                                 dataclasses.replace(LIMITS, memory_mb=160, timeout_seconds=30))
-    code, _ = outcome(sandbox, write(tmp_path, "objstm", corpus.object_stream_bomb()))
-    assert code == "pdf_too_large"
+@pytest.mark.parametrize("make", [corpus.object_stream_bomb,
+                                  corpus.catalog_in_object_stream_bomb])
+def test_a_stream_pdfminer_inflates_while_opening_the_document_is_held_to_the_budget(tmp_path,
+                                                                                  make):
+    # pdfminer inflates these in the PDFDocument constructor the pre-flight itself needs: with no
+    # usable xref it opens every object stream while rebuilding one; with a valid xref stream it
+    # opens the object stream that holds the catalog. The budget stops both, not the memory
+    # limit, which here would let the bomb through.
+    roomy = dataclasses.replace(LIMITS, memory_mb=4096, max_decompressed_mb=8)
+    sandbox = SandboxedExtractor(misbehaving.ReportsPid(), roomy)
+    with pytest.raises(ExtractionError) as failure:
+        sandbox.extract(write(tmp_path, "objstm", make()), "blake3:" + "0" * 64)
+    assert failure.value.code == "pdf_too_large"
+    assert "decompress" in failure.value.message
+
+
+def test_an_object_stream_within_the_budget_still_opens(tmp_path):
+    from ledgerline.adapters.preflight import PreflightLimits, check_pdf
+
+    path = write(tmp_path, "objstm", corpus.catalog_in_object_stream_bomb(megabytes=4))
+    report = check_pdf(path, PreflightLimits(max_pages=5, max_decompressed_bytes=8 << 20))
+    assert report.pages == 1 and report.decompressed_bytes > 4 << 20
 
 
 def test_the_page_cap_is_a_setting(tmp_path):
@@ -179,6 +196,7 @@ def test_a_child_that_dies_or_fails_maps_to_a_code(good_pdf, inner, code):
 
 def test_cancel_from_another_thread_kills_the_child_and_hands_the_job_back(good_pdf):
     sandbox = sandboxed(misbehaving.Sleeps(), timeout_seconds=30)
+    sandbox.warm()  # the fork server's start is no document's time
     threading.Timer(0.3, sandbox.cancel).start()
     started = time.monotonic()
     with pytest.raises(Cancelled) as failure:
@@ -189,6 +207,55 @@ def test_cancel_from_another_thread_kills_the_child_and_hands_the_job_back(good_
         sandbox.extract(good_pdf, "blake3:x")
     sandbox.resume()
     assert not sandbox.cancel_event.is_set()
+
+
+class _SlowStart:
+    """The sandbox's process context, whose starts wait for `release` (a cold fork server
+    preloading the rules and Tesseract's models)."""
+
+    def __init__(self, context):
+        self.context, self.entered, self.release = context, threading.Event(), threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(self.context, name)
+
+    def Process(self, *args, **kwargs):  # noqa: N802 - the context's own name
+        proc = self.context.Process(*args, **kwargs)
+        start = proc.start
+
+        def slow_start():
+            self.entered.set()
+            self.release.wait(10)
+            del proc.start  # the process object is pickled for the fork server: as it was
+            start()
+
+        proc.start = slow_start
+        return proc
+
+
+def test_cancel_does_not_wait_for_a_slow_process_start(good_pdf):
+    sandbox = sandboxed(misbehaving.Sleeps(), timeout_seconds=30)
+    sandbox._context = slow = _SlowStart(sandbox._context)
+    failures = []
+
+    def extract():
+        try:
+            sandbox.extract(good_pdf, "blake3:x")
+        except Cancelled as exc:
+            failures.append(exc)
+
+    worker = threading.Thread(target=extract)
+    worker.start()
+    assert slow.entered.wait(10)
+    started = time.monotonic()
+    sandbox.cancel()
+    assert time.monotonic() - started < 0.5  # not blocked behind the start
+    slow.release.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    # the child had been started: cancelled, not before_start; and it is gone
+    assert len(failures) == 1 and failures[0].before_start is False
+    assert not sandbox._running
 
 
 def test_an_external_stop_event_cancels_too(good_pdf):

@@ -44,6 +44,12 @@ def test_postgres_urls_are_normalised_to_the_psycopg_driver(url):
     ("LEDGERLINE_EMBEDDED_XML", "perhaps", "1 or 0"),
     ("LEDGERLINE_ACCESS_LOG", "loud", "1 or 0"),
     ("LEDGERLINE_LOG_LEVEL", "chatty", "debug, info"),
+    ("LEDGERLINE_OCR_DPI", "50", "from 100 to 600"),
+    ("LEDGERLINE_OCR_DPI", "1200", "from 100 to 600"),
+    ("LEDGERLINE_OCR_DPI", "high", "dpi"),
+    ("LEDGERLINE_OCR_MAX_PIXELS", "1000", "at least 1000000"),
+    ("LEDGERLINE_OCR_LANGUAGES", "en,klingon", "ISO 639-1"),
+    ("LEDGERLINE_OCR_LANGUAGES", ",", "ISO 639-1"),
 ])
 def test_a_bad_value_is_one_line_naming_the_variable_and_what_it_accepts(name, value, says):
     with pytest.raises(ConfigError) as raised:
@@ -61,3 +67,17 @@ def test_every_bad_variable_is_reported_at_once():
 def test_settings_built_in_code_ignore_the_environment(monkeypatch):
     monkeypatch.setenv("LEDGERLINE_LEASE_SECONDS", "7")
     assert Settings().lease_seconds == 30 and Settings.from_env().lease_seconds == 7
+
+
+@pytest.mark.parametrize("given, languages", [("en", ("en",)), ("de, en", ("de", "en")),
+                                              ("EN+DE", ("en", "de")), ("all", None)])
+def test_ocr_settings_become_the_ocr_options(given, languages):
+    from ledgerline.extraction.ocr import OcrOptions
+    from ledgerline.extraction.ocr.options import TESSERACT_NAMES
+
+    settings = Settings.from_env({"LEDGERLINE_OCR_LANGUAGES": given, "LEDGERLINE_OCR_DPI": "200",
+                                  "LEDGERLINE_OCR_MAX_PIXELS": "5000000"})
+    options = OcrOptions.from_settings(settings)
+    assert options.languages == (languages or tuple(TESSERACT_NAMES))
+    assert (options.dpi, options.max_pixels) == (200, 5_000_000)
+    assert OcrOptions.from_settings(Settings()) == OcrOptions()

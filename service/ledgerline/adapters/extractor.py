@@ -49,23 +49,26 @@ class Extractor(Protocol):
 
 
 class PdfExtractor:
-    """pdfminer.six text layer plus exact embedded e-invoice XML."""
+    """pdfminer.six text layer plus exact embedded e-invoice XML; Tesseract OCR for images and
+    for PDF pages without a text layer (``ocr``: an extraction.ocr.OcrOptions)."""
 
-    def __init__(self, use_embedded_xml: bool = True):
+    def __init__(self, use_embedded_xml: bool = True, ocr=None):
         from .. import extraction
+        from ..extraction.ocr import OcrOptions
 
         self._extraction = extraction
         self.use_embedded_xml = use_embedded_xml
+        self.ocr = ocr or OcrOptions()
         self.versions = ExtractorVersions(
             schema=extraction.SCHEMA_VERSION,
-            preprocessing=extraction.PREPROCESSING_VERSION,
+            preprocessing=extraction.preprocessing_version(self.ocr),
             model=extraction.MODEL_VERSION,
             model_config_digest=extraction.model_config_digest(use_embedded_xml=use_embedded_xml),
         )
 
     def extract(self, path: str, content_hash: str) -> dict:
         return self._extraction.extract_pdf(path, content_hash=content_hash,
-                                            use_embedded_xml=self.use_embedded_xml)
+                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr)
 
 
 class InvalidDocument(ExtractionError):
@@ -93,7 +96,8 @@ def conform(document, *, content_hash: str, versions: ExtractorVersions) -> dict
                      "model": versions.model, "config": versions.model_config_digest,
                      # the release that made it; not part of the cache key
                      "service": __version__},
-        "document": {"content_hash": content_hash, "pages": pages},
+        "document": {"content_hash": content_hash, "pages": pages,
+                     **_ocr_pages(document["document"], pages)},
         "fields": fields,
         "line_items": _line_items(document.get("line_items"), reasons),
         "validations": _validations(document.get("validations")),
@@ -109,6 +113,14 @@ def _pages(part) -> int:
     if not isinstance(pages, int) or isinstance(pages, bool) or pages < 0:
         raise InvalidDocument("the extractor returned no page count")
     return pages
+
+
+def _ocr_pages(part: dict, pages: int) -> dict:
+    """`ocr_pages` where OCR read some pages: distinct page numbers of the document, in order."""
+    given = part.get("ocr_pages")
+    numbers = sorted({n for n in _list(given) if isinstance(n, int) and not isinstance(n, bool)
+                      and 1 <= n <= pages})
+    return {"ocr_pages": numbers} if numbers else {}
 
 
 def _field(name: str, given, pages: int, reasons: list[str]) -> dict:

@@ -4,13 +4,20 @@ A hostile PDF is cheapest to refuse before layout analysis starts: a page tree t
 declares ten thousand pages, an encryption dictionary we cannot open, or a stream that inflates to
 gigabytes. Streams are measured, never kept: each filter chain is decoded incrementally against a
 budget shared by the whole document, so a decompression bomb stops at the budget, not at the
-end of its output.
+end of its output. That includes the streams pdfminer itself inflates while it opens the
+document (object streams holding the catalog, cross-reference streams, the object streams a
+rebuilt cross-reference scans): while the pre-flight runs, every decode pdfminer starts is
+measured against the budget first.
+
+Images get the same treatment from their headers: pages are counted up to the limit and each
+page's pixels weighed before anything is decoded (see ``extraction/ocr/images.py``).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pdfminer.ascii85 import ascii85decode, asciihexdecode
 from pdfminer.lzw import LZWDecoder
@@ -31,6 +38,7 @@ from pdfminer.pdftypes import (
 from pdfminer.psparser import PSException, PSLiteral
 
 from ..extraction.errors import ExtractionError
+from ..extraction.ocr.options import DEFAULT_MAX_PIXELS
 
 CHUNK = 1024 * 1024
 MAX_TREE_NODES = 200_000  # page-tree nodes visited before we call the tree malformed
@@ -41,6 +49,7 @@ MAX_PARENT_CHAIN = 64
 class PreflightLimits:
     max_pages: int
     max_decompressed_bytes: int
+    max_pixels: int = DEFAULT_MAX_PIXELS  # of one image page, before it is decoded
 
 
 @dataclass(frozen=True)
@@ -50,9 +59,11 @@ class PreflightReport:
     streams: int
 
 
+@dataclass
 class _Budget:
-    def __init__(self, limit: int):
-        self.limit, self.used = limit, 0
+    limit: int
+    used: int = 0
+    measured: dict = field(default_factory=dict)  # id → stream, each charged once
 
     @property
     def left(self) -> int:
@@ -63,6 +74,33 @@ class _Budget:
         if self.used > self.limit:
             raise _over_budget(self.limit)
 
+    def measure(self, stream: PDFStream) -> None:
+        if id(stream) in self.measured:
+            return
+        self.measured[id(stream)] = stream  # kept, so that its id is not reused
+        self.spend(decoded_size(stream, self.left))
+
+
+@contextlib.contextmanager
+def _bounded_decoding(budget: _Budget):
+    """Every stream pdfminer decodes in this block is measured against the budget first.
+
+    pdfminer inflates some streams while a PDFDocument is being constructed, before any of our
+    checks can look at the document; only a measurement at the decode itself can come first.
+    """
+    decode = PDFStream.decode
+
+    def measured_decode(stream: PDFStream) -> None:
+        if stream.rawdata is not None:
+            budget.measure(stream)
+        decode(stream)
+
+    PDFStream.decode = measured_decode
+    try:
+        yield
+    finally:
+        PDFStream.decode = decode
+
 
 def _over_budget(limit: int) -> ExtractionError:
     return ExtractionError(
@@ -71,7 +109,8 @@ def _over_budget(limit: int) -> ExtractionError:
 
 def check_pdf(path: str, limits: PreflightLimits) -> PreflightReport:
     """Raise ExtractionError (pdf_malformed, pdf_encrypted, pdf_too_large) or report sizes."""
-    with open(path, "rb") as fp:
+    budget = _Budget(limits.max_decompressed_bytes)
+    with open(path, "rb") as fp, _bounded_decoding(budget):
         if b"%PDF-" not in fp.read(1024):
             raise ExtractionError("pdf_malformed", "not a PDF file (no %PDF- header)")
         fp.seek(0)
@@ -85,7 +124,6 @@ def check_pdf(path: str, limits: PreflightLimits) -> PreflightReport:
             raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
         try:
             check_declared_pages(doc, limits.max_pages)
-            budget = _Budget(limits.max_decompressed_bytes)
             # Object streams first: resolving a page inside one makes pdfminer inflate it whole.
             containers = _object_stream_ids(doc)
             streams = measure_streams(doc, budget, containers)
@@ -227,7 +265,7 @@ def measure_streams(doc: PDFDocument, budget: _Budget, objids, skip=frozenset())
         if isinstance(obj, PDFStream):
             count += 1
             _check_image_size(obj, budget.limit)
-            budget.spend(decoded_size(obj, budget.left))
+            budget.measure(obj)
     return count
 
 
@@ -352,3 +390,16 @@ def _check_ccitt(params, limit: int) -> None:
     cols, rows = resolve1(params.get("Columns", 1728)), resolve1(params.get("Rows", 0))
     if isinstance(cols, int) and isinstance(rows, int) and cols * rows // 8 > limit:
         raise _over_budget_left(limit)
+
+
+# -- images ------------------------------------------------------------------------------------
+
+def check_image(path: str, limits: PreflightLimits) -> PreflightReport:
+    """Raise ExtractionError (image_malformed, image_too_large, image_too_many_pages) from the
+    headers alone, or report the page count."""
+    from ..extraction.ocr.images import check_frames
+    from ..extraction.ocr.options import OcrOptions
+
+    pages = check_frames(path, OcrOptions(max_pixels=limits.max_pixels,
+                                          max_pages=limits.max_pages))
+    return PreflightReport(pages=pages, decompressed_bytes=0, streams=0)

@@ -4,13 +4,23 @@ PDF parsers are large, pure-Python state machines fed by strangers; one crafted 
 CPU, inflate gigabytes or recurse until the process dies. So the worker never parses a PDF in its
 own process: every document gets a child forked from a small, pre-loaded fork server (a fork is
 milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more), with
-RLIMIT_AS and RLIMIT_CPU set before it opens the file and a wall-clock deadline the parent enforces
-by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes) runs in the
-child before full parsing. Whatever happens in the child comes back as an ExtractionError with a
-stable code; the worker process carries on.
+RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
+opens the file and a wall-clock deadline, counted from the child's start, that the parent
+enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
+for images pages and pixels) runs in the child before full parsing; what it refuses comes back
+as `Refused`. Whatever else happens in the child comes back as an ExtractionError with a stable
+code; the worker process carries on.
+
+OCR runs here too, in-process: the fork server loads Tesseract and its language data once, as it
+compiles the official EN 16931 rules once (see ``sandbox_warmup``); every child inherits them,
+and the same limits apply. `warm()` waits for that preloading, so that a worker pays it before
+its first claim rather than inside a job's lease. The time limit is enforced three times over:
+an alarm in the child a moment before the deadline (a clean answer, ``ocr_timeout`` when it ends
+a document during OCR, else ``pdf_timeout``), RLIMIT_CPU, and the parent's kill at the deadline.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import multiprocessing
@@ -19,18 +29,22 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
 
 from ..extraction.errors import ExtractionError
+from ..extraction.ocr.options import DEFAULT_MAX_PIXELS
 from ..formats import Format, detect_file
-from .preflight import PreflightLimits, check_pdf
+from .preflight import PreflightLimits, check_image, check_pdf
 
 log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
 POLL_SECONDS = 0.1  # how often a waiting parent looks at an external cancel event
+# The child's own alarm rings this long before the parent's deadline, so that it can answer.
+ALARM_MARGIN_SECONDS = 0.5
 # Modules every child needs, imported once in the fork server instead of once per document.
 PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.sandbox_warmup"]
 
@@ -42,13 +56,25 @@ class SandboxLimits:
     max_pages: int = 500
     max_decompressed_mb: int = 200
     cpu_seconds: float | None = None  # None: the same as the wall-clock timeout
+    max_pixels: int = DEFAULT_MAX_PIXELS  # of one image page, checked before decoding
 
     @classmethod
     def from_settings(cls, settings) -> SandboxLimits:
         return cls(timeout_seconds=settings.extract_timeout_seconds,
                    memory_mb=settings.extract_memory_mb,
                    max_pages=settings.extract_max_pages,
-                   max_decompressed_mb=settings.extract_max_decompressed_mb)
+                   max_decompressed_mb=settings.extract_max_decompressed_mb,
+                   max_pixels=settings.ocr_max_pixels)
+
+    @property
+    def alarm_seconds(self) -> float:
+        return max(self.timeout_seconds - ALARM_MARGIN_SECONDS, self.timeout_seconds * 0.9)
+
+    @property
+    def preflight(self) -> PreflightLimits:
+        return PreflightLimits(max_pages=self.max_pages,
+                               max_decompressed_bytes=self.max_decompressed_mb * MB,
+                               max_pixels=self.max_pixels)
 
     @property
     def cpu_limit(self) -> int:
@@ -101,17 +127,26 @@ class SandboxedExtractor:
     def resume(self) -> None:
         self.cancel_event.clear()
 
+    def warm(self) -> None:
+        """Start the fork server now and wait until it has preloaded the extraction code, the
+        compiled schematron and Tesseract's models (seconds), so that no document claimed later
+        waits for it, and a shutdown never finds a child stuck in its start."""
+        proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
+        _start(proc)
+        proc.join()
+        proc.close()
+
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
             raise Cancelled(before_start=True)
         reader, writer = self._context.Pipe(duplex=False)
         proc = self._context.Process(
-            target=_child_main, name="ledgerline-extract", daemon=True,
+            target=_child_main, name=f"ledgerline-extract-{_family(path)}", daemon=True,
             args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
         try:
-            with self._lock:
-                proc.start()  # the first start waits for the fork server's preloading
-                self._running.add(proc)
+            # Not under the lock: a start that waits for the fork server's preloading (a cold
+            # server) must not hold up cancel(), which finds this child's cancellation below.
+            _start(proc)
             started = time.monotonic()  # the child's own limits count from here too
         except OSError as exc:  # out of processes or file descriptors: try again later
             reader.close()
@@ -119,7 +154,11 @@ class SandboxedExtractor:
                                   f"process: {exc}", transient=True) from exc
         finally:
             writer.close()
+        with self._lock:
+            self._running.add(proc)
         try:
+            # A cancel() during the start set the event before it looked for children: the
+            # first check in _await sees it, and the `finally` kills the child.
             return self._await(proc, reader, started)
         finally:
             with self._lock:
@@ -136,8 +175,8 @@ class SandboxedExtractor:
                 raise Cancelled()
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ExtractionError(
-                    "pdf_timeout", f"extraction took longer than {self.limits.timeout_seconds:g} s")
+                raise ExtractionError(_codes(proc.name).timeout, "extraction took longer than "
+                                      f"{self.limits.timeout_seconds:g} s")
             ready = multiprocessing.connection.wait([reader, proc.sentinel],
                                                     timeout=min(left, POLL_SECONDS))
             if reader in ready:
@@ -154,7 +193,7 @@ class SandboxedExtractor:
         if self.cancel_event.is_set():
             raise Cancelled()
         proc.join(1.0)
-        raise _death(proc.exitcode, time.monotonic() - started, self.limits)
+        raise _death(proc.exitcode, time.monotonic() - started, self.limits, _codes(proc.name))
 
 
 def _unpack(message) -> dict:
@@ -171,17 +210,83 @@ def _unpack(message) -> dict:
     raise ExtractionError("extraction_error", payload.strip().splitlines()[-1][:500])
 
 
-def _death(exitcode: int | None, elapsed: float, limits: SandboxLimits) -> ExtractionError:
+@dataclass(frozen=True)
+class _Codes:
+    """The error codes of one kind of document: a PDF's parser, or an image's OCR."""
+    timeout: str
+    too_large: str
+    crashed: str
+    reader: str
+
+
+PDF_CODES = _Codes("pdf_timeout", "pdf_too_large", "pdf_crashed", "the PDF parser")
+IMAGE_CODES = _Codes("ocr_timeout", "image_too_large", "ocr_crashed", "OCR")
+
+
+def _noop() -> None:
+    pass
+
+
+def _start(proc: multiprocessing.Process) -> None:
+    """`proc.start()`, which waits for the fork server's answer with a blocking read: for as
+    long as a cold server preloads, seconds. Under gevent (`ledgerline serve`) a native thread
+    waits instead, so that the event loop keeps serving meanwhile."""
+    hub = _gevent_hub()
+    if hub is None:
+        proc.start()
+    else:
+        hub.threadpool.apply(_start_alone, (proc,))
+
+
+def _start_alone(proc: multiprocessing.Process) -> None:
+    """One start at a time across the threadpool's native threads. The fork server guards its
+    start with a `threading.Lock` that gevent has replaced by its own, and a gevent lock
+    contended between native threads can miss its wake-up (a hang seen with three concurrent
+    starts); a native lock taken first means that one is never contended."""
+    with _native_start_lock():
+        proc.start()
+
+
+@functools.cache
+def _native_start_lock():
+    from gevent import monkey
+
+    return monkey.get_original("threading", "Lock")()
+
+
+def _gevent_hub():
+    """The event loop of this thread when gevent has patched the process, else None."""
+    gevent = sys.modules.get("gevent")
+    if gevent is None:
+        return None
+    from gevent import monkey
+
+    return gevent.get_hub() if monkey.is_module_patched("threading") else None
+
+
+def _family(path) -> str:
+    try:
+        return "image" if detect_file(path).is_image else "pdf"
+    except OSError:
+        return "pdf"
+
+
+def _codes(process_name: str) -> _Codes:
+    return IMAGE_CODES if process_name.endswith("-image") else PDF_CODES
+
+
+def _death(exitcode: int | None, elapsed: float, limits: SandboxLimits,
+           codes: _Codes = PDF_CODES) -> ExtractionError:
     if exitcode is not None and exitcode < 0:
         sig = -exitcode
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and elapsed >= limits.cpu_limit):
-            return ExtractionError("pdf_timeout",
+            return ExtractionError(codes.timeout,
                                    f"extraction used more than {limits.cpu_limit} s of CPU")
         if sig == signal.SIGKILL:  # not by us and not the CPU limit: the kernel's OOM killer
-            return ExtractionError("pdf_too_large", "extraction ran out of memory")
+            return ExtractionError(codes.too_large, "extraction ran out of memory")
         name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-        return ExtractionError("pdf_crashed", f"the PDF parser died with {name}")
-    return ExtractionError("pdf_crashed", f"the PDF parser exited with status {exitcode}")
+        return ExtractionError(codes.crashed, f"{codes.reader} died with {name}")
+    return ExtractionError(codes.crashed, f"{codes.reader} exited with status {exitcode}")
 
 
 def _kill(proc: multiprocessing.Process) -> None:
@@ -199,7 +304,10 @@ def _recipe(inner):
     from .extractor import PdfExtractor
 
     if type(inner) is PdfExtractor:  # holds a module reference; rebuild it from its options
-        return (PdfExtractor, {"use_embedded_xml": inner.use_embedded_xml})
+        options = {"use_embedded_xml": inner.use_embedded_xml}
+        if getattr(inner, "ocr", None) is not None:
+            options["ocr"] = inner.ocr
+        return (PdfExtractor, options)
     return (None, inner)
 
 
@@ -225,14 +333,22 @@ class _CpuLimit(BaseException):
     """Raised by SIGXCPU; a BaseException so that no `except Exception` in a parser eats it."""
 
 
+class _WallClock(BaseException):
+    """Raised by the child's alarm just before the parent's deadline."""
+
+
 def _on_sigxcpu(signum, frame):
     raise _CpuLimit()
 
 
+def _on_alarm(signum, frame):
+    raise _WallClock()
+
+
 def _inherited_address_space() -> int:
     """Bytes of address space the child starts with: what the fork server preloaded (code,
-    the schematron engine's reservation), shared with every other child and not this
-    document's to spend."""
+    the schematron engine's reservation, Tesseract's models), shared with every other child and
+    not this document's to spend."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
@@ -250,39 +366,61 @@ def _limit_self(limits: SandboxLimits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_limit, limits.cpu_limit + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXCPU, _on_sigxcpu)
+    # Tesseract checks for pending Python signals while it recognises, so the alarm also ends
+    # a page in the middle.
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, limits.alarm_seconds)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which kills us
 
 
+def _preflight(path: str, kind: Format, limits: SandboxLimits) -> None:
+    """The structural checks of the file's format, before any extraction."""
+    if kind.is_image:
+        check_image(path, limits.preflight)
+    elif kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF
+        check_pdf(path, limits.preflight)
+
+
+def _timeout_code(codes: _Codes) -> str:
+    from ..extraction import ocr
+
+    return IMAGE_CODES.timeout if ocr.in_progress() else codes.timeout
+
+
 def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimits) -> None:
+    codes = PDF_CODES
     try:
         _limit_self(limits)
+        kind = detect_file(path)
+        codes = IMAGE_CODES if kind.is_image else PDF_CODES
         try:
-            if detect_file(path) is not Format.XML:  # XML has its own hardened reader
-                check_pdf(path, PreflightLimits(
-                    max_pages=limits.max_pages,
-                    max_decompressed_bytes=limits.max_decompressed_mb * MB))
+            _preflight(path, kind, limits)
         except ExtractionError as exc:  # refused before any extraction: reported apart
             message = ("refused", (exc.code, exc.message))
         else:
             message = ("ok", _build(recipe).extract(path, content_hash))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
+    except _WallClock:
+        text = f"extraction took longer than {limits.timeout_seconds:g} s"
+        message = ("error", (_timeout_code(codes), text, False))
     except _CpuLimit:
         text = f"extraction used more than {limits.cpu_limit} s of CPU"
-        message = ("error", ("pdf_timeout", text, False))
+        message = ("error", (_timeout_code(codes), text, False))
     except MemoryError:
         text = f"extraction needed more than {limits.memory_mb} MB of memory"
-        message = ("error", ("pdf_too_large", text, False))
+        message = ("error", (codes.too_large, text, False))
     except RecursionError:
         message = ("error", ("pdf_malformed", "the PDF nests too deeply", False))
     except Exception:  # noqa: BLE001 - a parser bug: the parent logs it and fails the job
         import traceback
 
         message = ("crash", traceback.format_exc())
+    signal.setitimer(signal.ITIMER_REAL, 0)
     try:
         conn.send(message)
     except MemoryError:
-        conn.send(("error", ("pdf_too_large", "the result did not fit in memory", False)))
+        conn.send(("error", (codes.too_large, "the result did not fit in memory", False)))
     finally:
         conn.close()

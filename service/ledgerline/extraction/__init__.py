@@ -1,17 +1,20 @@
 """Invoice extraction: e-invoice XML (UBL, CII, KSeF) on its own or embedded in a PDF, the PDF
-text layer always.
+text layer always, OCR (``ocr/``) for scans and photos and for PDF pages without a text layer.
 
 Public interface used by the rest of the service::
 
-    extract_pdf(path, *, content_hash, use_embedded_xml=True) -> dict   # invoice-v1 document
-                                        # of the PDF or e-invoice XML at path (told by content)
+    extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None) -> dict   # invoice-v1
+                        # document of the PDF, image or e-invoice XML at path (told by content)
+    preprocessing_version(ocr=None) -> str   # PREPROCESSING_VERSION + the OCR engine's tag
     ExtractionError(code, message, transient=False)
     parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
     SCHEMA_VERSION, PREPROCESSING_VERSION, MODEL_VERSION, MODEL_CONFIG, model_config_digest()
 
 The cache key of a result includes the three versions and the digest of MODEL_CONFIG: bump
 PREPROCESSING_VERSION when text preprocessing changes (pdfminer parameters, line building,
-normalisation) and MODEL_VERSION when extraction logic changes.
+normalisation) and MODEL_VERSION when extraction logic changes. The OCR engine, its version,
+language data and DPI enter the preprocessing version of the cache key through
+``preprocessing_version``, and that of a document that OCR read.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ __all__ = [
     "extract_pdf",
     "model_config_digest",
     "parse_pdf",
+    "preprocessing_version",
     "versions",
 ]
 
@@ -73,6 +77,13 @@ def model_config_digest(*, use_embedded_xml: bool = True) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def preprocessing_version(ocr=None) -> str:
+    """The preprocessing part of the cache key: the text layer's and the OCR engine's."""
+    from . import ocr as ocr_package
+
+    return ocr_package.preprocessing_version(PREPROCESSING_VERSION, ocr)
+
+
 def versions() -> dict:
     return {
         "schema": SCHEMA_VERSION,
@@ -82,14 +93,17 @@ def versions() -> dict:
 
 
 def extract_pdf(
-    path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True
+    path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True, ocr=None
 ) -> dict:
-    """Extract the invoice-v1 document from the PDF or e-invoice XML at ``path``.
+    """Extract the invoice-v1 document from the PDF, image or e-invoice XML at ``path`` (told by
+    content); ``ocr`` is an :class:`ocr.OcrOptions` (default: every language, 300 dpi).
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
-    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for XML ``xml_malformed``,
-    ``xml_too_large``, ``xml_too_deep``, ``xml_external_entity``, ``xml_entity_expansion``,
-    ``xml_dtd_refused``, ``xml_not_an_invoice``).
+    ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for images ``image_malformed``,
+    ``image_too_large``, ``image_too_many_pages``, ``image_resolution_too_low``,
+    ``ocr_unavailable``; for XML ``xml_malformed``, ``xml_too_large``, ``xml_too_deep``,
+    ``xml_external_entity``, ``xml_entity_expansion``, ``xml_dtd_refused``,
+    ``xml_not_an_invoice``).
     """
     from ..formats import Format, detect_file
     from .pipeline import extract, extract_xml
@@ -97,11 +111,16 @@ def extract_pdf(
     if not isinstance(content_hash, str) or not content_hash.startswith("blake3:"):
         raise ValueError("content_hash must look like 'blake3:<hex>'")
     try:
-        is_xml = detect_file(path) is Format.XML
+        kind = detect_file(path)
     except OSError:
-        is_xml = False  # the PDF source reports the missing file
-    if is_xml:
+        kind = Format.PDF  # the PDF source reports the missing file
+    if kind is Format.XML:
         return extract_xml(path, content_hash=content_hash, versions=versions())
     return extract(
-        path, content_hash=content_hash, use_embedded_xml=use_embedded_xml, versions=versions()
+        path,
+        content_hash=content_hash,
+        use_embedded_xml=use_embedded_xml,
+        versions=versions(),
+        image=kind.is_image,
+        ocr_options=ocr,
     )

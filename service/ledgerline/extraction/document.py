@@ -9,7 +9,7 @@ from .values.amounts import format_amount
 
 SCHEMA_VERSION = "invoice-v1"
 # Where a document's fields were read: the values of invoice-v1's `source`.
-SOURCES = ("embedded_xml", "text_layer", "xml")
+SOURCES = ("embedded_xml", "text_layer", "ocr", "xml")
 
 FIELD_NAMES = (
     "invoice_number",

@@ -1,21 +1,27 @@
-"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always;
-an e-invoice XML on its own is read exactly and checked against the official rules.
+"""The extraction pipeline: one PDF parse, embedded XML when present, the text layer always,
+OCR for scans and photos and for the PDF pages without a text layer; an e-invoice XML on its own
+is read exactly and checked against the official rules.
 
-Source (PDF text layer, embedded XML, standalone XML) → geometry index → candidate generation
-(``finders``) → the learned ranker (``ranker``) → EN 16931 validations → the invoice-v1 document.
+Source (PDF text layer and OCR, page by page; embedded XML; standalone XML) → geometry index →
+candidate generation (``finders``) → the learned ranker (``ranker``) → EN 16931 validations →
+the invoice-v1 document. OCR pages are the same positioned-text model as text-layer pages, so everything after
+the source treats them alike; only a field's confidence also says how sure OCR was of the words
+it was read from.
 """
 
 from __future__ import annotations
 
 from . import document as D
+from . import ocr
 from .checks import schematron
 from .errors import ExtractionError
 from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
+from .model import location_confidence
 from .ranker import choose
 from .sources.einvoice_xml import XmlInvoice, parse_invoice_xml, pick_invoice_attachment
-from .sources.pdf_text import parse_pdf
+from .sources.pdf_text import ParsedPdf, parse_pdf
 from .sources.xml_parsing import MAX_XML_BYTES
 from .validation import (
     apply_to_confidence,
@@ -29,14 +35,17 @@ from .xml_crosscheck import xml_fields
 LOW_CONFIDENCE = 0.6  # a key field less sure than this asks for review
 
 
-def _text_entries(fields: dict) -> dict:
+def _text_entries(fields: dict, dt: DocText) -> dict:
+    """Field entries of the chosen candidates: the choice's score times how sure the source was
+    of the text the value was read from (1 for a text layer, the words' confidence for OCR)."""
     out = {}
     for name, cand in fields.items():
         if cand is None:
             out[name] = D.field_entry(name, None, 0.0)
         else:
+            read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
             out[name] = D.field_entry(
-                name, cand.out_value(), cand.score, cand.raw, cand.page, cand.bbox
+                name, cand.out_value(), cand.score * read, cand.raw, cand.page, cand.bbox
             )
     return out
 
@@ -80,9 +89,9 @@ def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str], *, embed
     return fields, line_items, xml_validations(inv, line_items)
 
 
-def _from_text_layer(text_fields, items, reasons: list[str]):
+def _from_text(dt: DocText, text_fields, items, reasons: list[str]):
     """(fields, line items, validations) of an invoice read from its text alone."""
-    fields = _text_entries(text_fields)
+    fields = _text_entries(text_fields, dt)
     values = {k: (v["value"]) for k, v in fields.items()}
     # totals computed from the other totals (not a sum of printed VAT rows) prove nothing
     derived = frozenset(
@@ -132,14 +141,39 @@ def extract_xml(path, *, content_hash: str, versions: dict) -> dict:
     )
 
 
-def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) -> dict:
+def read_pages(path, *, image: bool, ocr_options=None) -> tuple[ParsedPdf, list[int]]:
+    """The document's pages in the positioned-text model, and the numbers of those OCR read:
+    every page of an image; of a PDF, those without a usable text layer (the others keep it)."""
+    options = ocr_options or ocr.OcrOptions()
+    if image:
+        pages = ocr.read_image(path, options)
+        return ParsedPdf(pages=pages, attachments=[]), [p.number for p in pages]
     parsed = parse_pdf(path)
+    numbers = ocr.pages_to_ocr(path, parsed.pages)
+    if numbers:
+        read = {p.number: p for p in ocr.read_pdf_pages(path, numbers, options)}
+        parsed.pages = [read.get(p.number, p) for p in parsed.pages]
+    return parsed, numbers
+
+
+def extract(
+    path,
+    *,
+    content_hash: str,
+    use_embedded_xml: bool,
+    versions: dict,
+    image: bool = False,
+    ocr_options=None,
+) -> dict:
+    """The invoice-v1 document of a PDF (``image=False``) or a scan or photo."""
+    parsed, ocr_pages = read_pages(path, image=image, ocr_options=ocr_options)
+    if ocr_pages:  # the document says what read it; the cache key always names OCR too
+        versions = {**versions, "preprocessing": ocr.preprocessing_version(
+            versions["preprocessing"], ocr_options)}
     has_text = parsed.has_text_layer
     xml = pick_invoice_attachment(parsed.attachments) if use_embedded_xml else None
     if not has_text and xml is None:
-        raise ExtractionError(
-            "no_text_layer", "the PDF has no text layer (scanned image?); OCR is not supported"
-        )
+        raise ExtractionError("no_text_layer", "no text layer, and OCR found no text either")
     reasons: list[str] = []
     dt = DocText(parsed.pages) if has_text else None
     text_fields = items = None
@@ -150,10 +184,10 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         source = "embedded_xml"
     else:
         reasons.extend(text_reasons)
-        fields, line_items, validations = _from_text_layer(text_fields, items, reasons)
-        source = "text_layer"
+        fields, line_items, validations = _from_text(dt, text_fields, items, reasons)
+        source = "ocr" if ocr_pages else "text_layer"
     _finish(fields, validations, reasons)
-    return D.build_document(
+    document = D.build_document(
         source=source,
         versions=versions,
         content_hash=content_hash,
@@ -163,3 +197,6 @@ def extract(path, *, content_hash: str, use_embedded_xml: bool, versions: dict) 
         validations=validations,
         reasons=reasons,
     )
+    if ocr_pages:
+        document["document"]["ocr_pages"] = ocr_pages
+    return document

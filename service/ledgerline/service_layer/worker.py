@@ -27,6 +27,7 @@ from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.jobs import (RENEWAL_RETRY_SECONDS, CallOutcome, renew_interval, retry_delay,
                            should_retry)
 from ..extraction.errors import ExtractionError
+from ..formats import detect_file
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
@@ -132,6 +133,7 @@ class Worker:
     def run(self, stop: threading.Event) -> None:
         """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
         self._stop = stop
+        self._warm()
         wake = self.services.work_available
         while not stop.is_set():
             try:
@@ -151,6 +153,18 @@ class Worker:
             if not worked:
                 wake.wait(self.poll_interval)
                 wake.clear()
+
+    def _warm(self) -> None:
+        """Start the sandbox's fork server before the first claim: its preloading (the official
+        rules, Tesseract's models) takes seconds that no job's lease, and no shutdown, should
+        wait for."""
+        warm = getattr(self.extractor, "warm", None)  # only a sandbox has a fork server
+        if warm is None:
+            return
+        try:
+            warm()
+        except Exception:  # the first extraction starts it instead, only more slowly
+            log.warning("worker %s: could not warm the sandbox", self.name, exc_info=True)
 
     def run_once(self) -> bool:
         job = self._claim()
@@ -239,26 +253,31 @@ class Attempt:
 
     def run(self) -> None:
         settings = self.services.settings
-        with tempfile.NamedTemporaryFile(prefix="job-", suffix=".pdf",
-                                         dir=settings.spool_dir) as tmp:
-            if not self._fetch(tmp):
+        with tempfile.TemporaryDirectory(prefix="job-", dir=settings.spool_dir) as work:
+            path = self._fetch(work)
+            if path is None:
                 return
             self.call = job_table.Call(call_id=job_table.new_id("call"), operation=OPERATION,
                                        job=self.job, request_hash=self.job.cache_key,
                                        cost=settings.price_per_call)
             self.worker.write(lambda conn: job_table.start_call(conn, self.call))
             metrics.model_call_started(settings.price_per_call)
-            document = self._extract(tmp.name)
+            document = self._extract(path)
         if document is not None:
             self._publish(document)
 
-    def _fetch(self, tmp) -> bool:
+    def _fetch(self, directory: str) -> str | None:
+        """The original in `directory`, named with the suffix of what its content is (PDF,
+        image or XML), or None when the job ended or went back without it."""
         try:
             if not self.job.storage_key:
                 raise ObjectNotFound(self.job.content_hash)
-            self.services.store.get_to_file(self.job.storage_key, tmp)
-            tmp.flush()
-            return True
+            raw = os.path.join(directory, "original")
+            with open(raw, "wb") as f:
+                self.services.store.get_to_file(self.job.storage_key, f)
+            path = raw + detect_file(raw).suffix
+            os.rename(raw, path)
+            return path
         except ObjectNotFound:
             self.finish_failed("original_missing", "the stored original could not be found")
         except StorageUnavailable as exc:
@@ -267,7 +286,7 @@ class Attempt:
             self.worker._backoff = STORAGE_BACKOFF_SECONDS
             self._release(after=STORAGE_BACKOFF_SECONDS, error=("storage_unavailable", str(exc)),
                           refund_attempt=True)
-        return False
+        return None
 
     def _extract(self, path: str) -> dict | None:
         extractor = self.worker.extractor

@@ -1,0 +1,265 @@
+"""Tesseract 5 in-process (tesserocr): orientation, deskew, then recognition of one page.
+
+Loading Tesseract's models costs a tenth of a second for one language and about a second for a
+dozen; the sandbox's fork server loads them once (see ``adapters/sandbox_warmup.py``) and every
+extraction child inherits them. One page is:
+
+1. orientation and script detection (OSD) on a copy of about 150 dpi, and a quarter turn where the
+   page lies sideways or upside down;
+2. layout analysis of that copy, whose text-line baselines give the skew; a page more than
+   ``ROTATE_IMAGE_DEGREES`` off level is rotated straight before recognition, a slighter skew
+   (which Tesseract reads well) is taken out of the word boxes afterwards;
+3. recognition, and every word with its box, its confidence and the box of each character.
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+import statistics
+import threading
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from ..errors import ExtractionError
+
+# The OSD model's own scale: 15 is "reasonably confident"; below 2 its guess is noise.
+MIN_ORIENTATION_CONFIDENCE = 2.0
+OSD_MIN_DPI = 150  # OSD on a copy reduced to no less than this: as right, and faster
+DESKEW_MIN_DEGREES = 0.3  # less than a point over a row: rows stay rows
+# Tesseract finds and reads slightly skewed lines by itself; only beyond this is the image
+# resampled level before recognition (cheaper than a second layout analysis on every scan).
+ROTATE_IMAGE_DEGREES = 2.0
+INK_LEVEL = 160  # grey levels (0 black, 255 white): anything darker is ink
+MIN_BASELINE_INCHES = 0.5  # shorter text lines say little about the page's skew
+MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
+TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                 "/usr/share/tessdata", "/usr/local/share/tessdata",
+                 "/opt/homebrew/share/tessdata")
+
+
+@dataclass
+class Word:
+    text: str
+    confidence: float  # 0..1
+    box: tuple[int, int, int, int]  # left, top, right, bottom (pixels, origin top left)
+    line: int  # index of the text line the word belongs to
+    line_box: tuple[int, int, int, int]
+    symbols: list[tuple[str, int, int]] = field(default_factory=list)  # text, left, right
+
+
+@dataclass
+class PageResult:
+    words: list[Word]
+    width: int  # pixels of the upright, deskewed image the boxes refer to
+    height: int
+    rotated: int  # quarter turns applied, in degrees clockwise
+    deskewed: float  # degrees of rotation applied to level the text
+    script: str | None
+
+
+def tessdata_dir() -> str:
+    """Where the language data is: TESSDATA_PREFIX, else the usual system places."""
+    configured = os.environ.get("TESSDATA_PREFIX")
+    candidates = ([configured, os.path.join(configured, "tessdata")] if configured else [])
+    candidates += list(TESSDATA_DIRS)
+    for d in candidates:
+        if d and os.path.isfile(os.path.join(d, "eng.traineddata")):
+            return d
+    raise ExtractionError("ocr_unavailable", "no Tesseract language data found (install "
+                          "tesseract-ocr, or set TESSDATA_PREFIX)", transient=True)
+
+
+def installed_languages(directory: str | None = None) -> set[str]:
+    directory = directory or tessdata_dir()
+    return {os.path.basename(p)[: -len(".traineddata")]
+            for p in glob.glob(os.path.join(directory, "*.traineddata"))}
+
+
+def tesseract_version() -> str:
+    import tesserocr
+
+    return tesserocr.tesseract_version().split()[1]
+
+
+class Engine:
+    """One Tesseract instance for recognition and one for OSD; not for concurrent use."""
+
+    def __init__(self, languages: str):
+        from tesserocr import OEM, PSM, PyTessBaseAPI
+
+        directory = tessdata_dir()
+        missing = [lang for lang in [*languages.split("+"), "osd"]
+                   if lang not in installed_languages(directory)]
+        if missing:
+            raise ExtractionError("ocr_unavailable", "Tesseract language data missing: "
+                                  + ", ".join(missing) + " (Debian: tesseract-ocr-"
+                                  + ", tesseract-ocr-".join(missing) + ")", transient=True)
+        self.languages = languages
+        self.lock = threading.Lock()
+        self._api = PyTessBaseAPI(path=directory, lang=languages, oem=OEM.LSTM_ONLY,
+                                  psm=PSM.AUTO)
+        self._osd = PyTessBaseAPI(path=directory, lang="osd", psm=PSM.OSD_ONLY)
+
+    def read(self, image: Image.Image, dpi: float) -> PageResult:
+        small, scale = _analysis_copy(image, dpi)
+        if _blank(small):  # an empty page (a PDF's blank last page): nothing to analyse
+            return PageResult([], image.size[0], image.size[1], 0, 0.0, None)
+        with self.lock:
+            turned, script = self._orientation(small)
+            if turned:  # the page is turned this far clockwise: turn it back
+                image = image.rotate(turned, expand=True)
+                small = small.rotate(turned, expand=True)
+            angle = self._skew(small, dpi * scale)
+            straighten = 0.0
+            if abs(angle) >= ROTATE_IMAGE_DEGREES:
+                image = image.rotate(angle, resample=Image.Resampling.BILINEAR, expand=True,
+                                     fillcolor=255)
+            elif abs(angle) >= DESKEW_MIN_DEGREES:
+                straighten = angle  # Tesseract reads a slight skew well: level the boxes only
+            else:
+                angle = 0.0
+            self._set(image, dpi)
+            if not self._api.Recognize():
+                raise ExtractionError("ocr_failed", "Tesseract could not recognise the page")
+            words = self._words()
+            self._api.Clear()
+        if straighten:
+            _straighten(words, straighten, image.size)
+        return PageResult(words, image.size[0], image.size[1], turned, angle, script)
+
+    def _set(self, image: Image.Image, dpi: float) -> None:
+        self._api.SetImage(image)
+        self._api.SetSourceResolution(max(70, round(dpi)))
+
+    def _orientation(self, small: Image.Image) -> tuple[int, str | None]:
+        self._osd.SetImage(small)
+        found = self._osd.DetectOrientationScript()
+        self._osd.Clear()
+        if not found or found["orient_conf"] < MIN_ORIENTATION_CONFIDENCE:
+            return 0, (found or {}).get("script_name")
+        return found["orient_deg"], found["script_name"]
+
+    def _skew(self, small: Image.Image, dpi: float) -> float:
+        """Median slope of the text lines' baselines, in degrees (PIL's rotation sense), from
+        a layout analysis of the analysis copy."""
+        from tesserocr import RIL
+
+        self._set(small, dpi)
+        it = self._api.AnalyseLayout()
+        if it is None:
+            return 0.0
+        slopes = []
+        while True:
+            baseline = it.Baseline(RIL.TEXTLINE)
+            if baseline:
+                (x1, y1), (x2, y2) = baseline
+                if x2 - x1 >= MIN_BASELINE_INCHES * dpi:
+                    slopes.append(math.degrees(math.atan2(y2 - y1, x2 - x1)))
+            if not it.Next(RIL.TEXTLINE):
+                break
+        self._api.Clear()
+        if not slopes:
+            return 0.0
+        angle = statistics.median(slopes)
+        return angle if abs(angle) <= MAX_DESKEW_DEGREES else 0.0
+
+    def _words(self) -> list[Word]:
+        from tesserocr import RIL
+
+        it = self._api.GetIterator()
+        words: list[Word] = []
+        if it is None or it.Empty(RIL.SYMBOL):
+            return words
+        line, line_box, word = -1, (0, 0, 0, 0), None
+        while True:
+            if it.IsAtBeginningOf(RIL.TEXTLINE):
+                line += 1
+                line_box = _row_box(it)
+            if it.IsAtBeginningOf(RIL.WORD) or word is None:
+                word = Word(text=it.GetUTF8Text(RIL.WORD) or "",
+                            confidence=max(0.0, it.Confidence(RIL.WORD)) / 100.0,
+                            box=it.BoundingBox(RIL.WORD), line=line, line_box=line_box)
+                words.append(word)
+            symbol = it.GetUTF8Text(RIL.SYMBOL)
+            box = it.BoundingBox(RIL.SYMBOL)
+            if symbol and box:
+                word.symbols.append((symbol, box[0], box[2]))
+            if not it.Next(RIL.SYMBOL):
+                break
+        return words
+
+
+def _analysis_copy(image: Image.Image, dpi: float) -> tuple[Image.Image, float]:
+    """A copy of about OSD_MIN_DPI for orientation and skew, and its scale."""
+    if dpi <= OSD_MIN_DPI * 1.15:
+        return image, 1.0
+    scale = OSD_MIN_DPI / dpi
+    size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
+    return image.resize(size, Image.Resampling.BILINEAR), scale
+
+
+def _blank(image: Image.Image) -> bool:
+    """No pixel darker than INK_LEVEL: paper, perhaps with a faint shadow, and no ink."""
+    return image.getextrema()[0] > INK_LEVEL
+
+
+def _straighten(words: list[Word], angle: float, size: tuple[int, int]) -> None:
+    """Level the boxes of a slightly skewed page in place: each text line is moved to where
+    its middle lands when the page is turned `angle` degrees (PIL's sense) about its centre,
+    each word along with it, so a row's cells end up on one row."""
+    theta = math.radians(angle)
+    cos, sin = math.cos(theta), math.sin(theta)
+    cx, cy = size[0] / 2, size[1] / 2
+
+    def turned(x: float, y: float) -> tuple[float, float]:
+        return (cx + (x - cx) * cos + (y - cy) * sin, cy - (x - cx) * sin + (y - cy) * cos)
+
+    line_shift: dict[int, float] = {}
+    for word in words:
+        left, top, right, bottom = word.line_box
+        if word.line not in line_shift:
+            mid_x, mid_y = (left + right) / 2, (top + bottom) / 2
+            line_shift[word.line] = turned(mid_x, mid_y)[1] - mid_y
+        dy = line_shift[word.line]
+        wx, wy = (word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2
+        dx = turned(wx, wy)[0] - wx
+        word.box = _shift(word.box, dx, dy)
+        word.line_box = _shift(word.line_box, 0, dy)
+        word.symbols = [(text, round(lo + dx), round(hi + dx)) for text, lo, hi in word.symbols]
+
+
+def _shift(box, dx: float, dy: float) -> tuple[int, int, int, int]:
+    return (round(box[0] + dx), round(box[1] + dy), round(box[2] + dx), round(box[3] + dy))
+
+
+def _row_box(it) -> tuple[int, int, int, int]:
+    """The text line's box from its baseline and font metrics, not from its ink: like a text
+    layer's line, it spans the font's height whether or not the words have descenders."""
+    from tesserocr import RIL
+
+    box = it.BoundingBox(RIL.TEXTLINE)
+    baseline = it.Baseline(RIL.TEXTLINE)
+    row = it.RowAttributes()
+    if not (box and baseline and row and row.get("row_height", 0) > 0):
+        return box
+    (x1, y1), (x2, y2) = baseline
+    middle = (box[0] + box[2]) / 2
+    base = y1 if x2 == x1 else y1 + (y2 - y1) * (middle - x1) / (x2 - x1)
+    bottom = base - min(0.0, row.get("descenders", 0.0))
+    return (box[0], round(bottom - row["row_height"]), box[2], round(bottom))
+
+
+_engines: dict[str, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine_for(languages: str) -> Engine:
+    """The process's engine for these languages, loaded on first use (the fork server's is
+    inherited by every extraction child)."""
+    with _engines_lock:
+        engine = _engines.get(languages)
+        if engine is None:
+            engine = _engines[languages] = Engine(languages)
+        return engine
