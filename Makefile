@@ -42,7 +42,7 @@ bench: venv
 
 # Deterministic: the same corpus and code give the same file (see extraction/ranker/train.py).
 train: venv
-	$(PY) -m ledgerline.extraction.ranker.train $(TRAIN_ARGS)
+	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ranker.train $(TRAIN_ARGS)
 
 lint: venv
 	$(PY) -m ruff --version >/dev/null 2>&1 || $(PY) -m pip install --quiet ruff
