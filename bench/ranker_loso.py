@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -135,6 +136,9 @@ def main(argv=None) -> int:
     ap.add_argument("--write-model", default=None, metavar="PATH",
                     help="also write the model file ledgerline-train would write (same folds)")
     args = ap.parse_args(argv)
+    if os.environ.get("PYTHONHASHSEED") != T.HASH_SEED:  # the generated invoices depend on it
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, "PYTHONHASHSEED": T.HASH_SEED})
     corpus = Path(args.corpus)
     if not (corpus / "MANIFEST.tsv").is_file():
         print(f"corpus not found at {corpus} (MANIFEST.tsv missing); nothing to measure")
