@@ -38,6 +38,8 @@ serve: venv
 
 bench: venv
 	@test -f $(BENCH) || { echo "no benchmark at $(BENCH)" >&2; exit 1; }
+	@$(PY) -c "import procrastinate" 2>/dev/null || \
+	    $(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,bench]'
 	$(PY) $(BENCH) $(BENCH_ARGS)
 
 # Deterministic: the same corpus and code give the same file (see extraction/ranker/train.py).

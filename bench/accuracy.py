@@ -1,7 +1,7 @@
 """Extraction accuracy and speed on the shared invoice corpus.
 
     .venv/bin/python bench/accuracy.py [--corpus ../shared/corpus] [--limit N] [--json OUT]
-                                       [--generated 468] [--no-loso]
+                                       [--generated 468] [--no-loso] [--compare OLD.json]
 
 Scores MANIFEST rows with scorable=yes, for (a) the full extractor and (b) the text layer alone
 (use_embedded_xml=False).  Per field: precision = correct / predicted, recall = correct / truth
@@ -23,6 +23,9 @@ the same documents.
 The ranker's cost is measured apart, file by file: today's extraction (parse, labelled
 candidates, rules, line items) against what the ranker adds (page-wide candidates, features,
 prediction, joint choice).
+A third gives the text layer's line-item F1 per source folder (one upstream repository; numbered,
+not named) and on each part with that source left out, so that a change of the rules can be seen
+to hold without any one source; `--compare` puts an earlier run's figures beside them.
 Prints no names or addresses from the corpus, only aggregate numbers.
 """
 
@@ -41,11 +44,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 
-from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES  # noqa: E402
+from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES
 
 # The fields the corpus truth carries: every field but purchase order and IBAN.
 FIELDS = tuple(f for f in FIELD_NAMES if f not in ("purchase_order", "iban"))
 AMOUNTS = set(AMOUNT_FIELDS)
+CENT = Decimal("0.01")  # amounts of the truth agree to the cent
 TEXT_GOALS = {
     "invoice_number": 0.90,
     "issue_date": 0.90,
@@ -79,12 +83,34 @@ def truth_items(truth: dict) -> list:
             if li.get("net_amount") is not None:
                 out.append(norm("amount", li["net_amount"]))
         return out
-    for li in truth.get("line_items_raw") or []:
+    raw = truth.get("line_items_raw") or []
+    inclusive = subtotals_include_vat(truth, raw)
+    for li in raw:
         if "price_subtotal" in li:
-            out.append(norm("amount", li["price_subtotal"]))
+            rate = li.get("line_tax_percent")
+            if inclusive and rate is not None:
+                out.append(norm("amount", without_vat(li["price_subtotal"], rate)))
+            else:
+                out.append(norm("amount", li["price_subtotal"]))
         elif "price_unit" in li and "qty" not in li:
             out.append(norm("amount", li["price_unit"]))
     return out
+
+
+def subtotals_include_vat(truth: dict, raw: list) -> bool:
+    """invoice2data's `price_subtotal` is the line total as printed, with VAT where the invoice
+    prints its lines so: the truth says which when its priced lines add up to its own gross
+    total and not to its net total. The common schema scores net amounts."""
+    priced = [li for li in raw if "price_subtotal" in li and "price_unit" in li]
+    net, gross = truth.get("net_total"), truth.get("gross_total")
+    if not priced or net is None or gross is None:
+        return False
+    added = sum(Decimal(str(li["price_subtotal"])) for li in priced)
+    return abs(added - Decimal(str(gross))) <= CENT < abs(added - Decimal(str(net)))
+
+
+def without_vat(amount, rate) -> Decimal:
+    return (Decimal(str(amount)) * 100 / (100 + Decimal(str(rate)))).quantize(CENT)
 
 
 class Score:
@@ -93,9 +119,10 @@ class Score:
         self.pred = Counter()
         self.truth = Counter()
         self.by_source = defaultdict(Counter)
+        self.by_folder = defaultdict(Counter)  # line items per source folder of the corpus
         self.files = 0
 
-    def add(self, truth: dict, doc: dict):
+    def add(self, truth: dict, doc: dict, folder: str = ""):
         self.files += 1
         src = doc["source"]
         self.by_source[src]["files"] += 1
@@ -126,6 +153,8 @@ class Score:
             self.by_source[src]["li_tp"] += hit
             self.by_source[src]["li_pred"] += len(p_items)
             self.by_source[src]["li_truth"] += len(t_items)
+            for k, v in (("tp", hit), ("pred", len(p_items)), ("truth", len(t_items))):
+                self.by_folder[folder][k] += v
 
     def row(self, f: str):
         tp, pr, tr = self.tp[f], self.pred[f], self.truth[f]
@@ -140,6 +169,72 @@ def corpus_part(row: dict) -> str:
 
 
 PARTS = ("corpus", "outside")
+
+
+def source_folder(row: dict) -> str:
+    """The folder a row's PDF comes from: one upstream source ("outside/<owner>+<repo>")."""
+    parts = row["pdf"].split("/")
+    return "/".join(parts[1:3] if parts[1] == "outside" else parts[1:2])
+
+
+def f1(tp: int, pred: int, truth: int) -> float:
+    return 2 * tp / (pred + truth) if pred + truth else 0.0
+
+
+def leave_one_source_out(by_folder: dict) -> dict:
+    """Per corpus part: line-item F1 of the text layer on all its sources, and with each source
+    left out in turn, so a change measured here is not carried by one source's documents.
+    Sources are numbered in folder order (the folder names are upstream repositories)."""
+    out = {}
+    for part in PARTS:
+        folders = sorted(
+            f for f in by_folder if (f.split("/")[0] == "outside") == (part == "outside")
+        )
+        total = Counter()
+        for f in folders:
+            total.update(by_folder[f])
+        without = {}
+        for f in folders:
+            c = by_folder[f]
+            if c["truth"]:
+                without[f] = f1(*(total[k] - c[k] for k in ("tp", "pred", "truth")))
+        out[part] = {
+            "all": f1(total["tp"], total["pred"], total["truth"]),
+            "without": without,
+            "counts": {f: dict(by_folder[f]) for f in folders},
+        }
+    return out
+
+
+def print_loso(loso: dict, old: dict | None) -> None:
+    """The leave-one-source-out table; with `old` (an earlier run's --json), before and after."""
+    print("line items, text layer, leaving one source out (sources with line-item truth)")
+    for part in PARTS:
+        now = loso[part]
+        was = (old or {}).get(part)
+        print(
+            f"{part}: F1 on all {len(now['counts'])} sources {now['all']:.3f}"
+            + (f" (before {was['all']:.3f})" if was else "")
+        )
+        print(
+            f"  {'source':>8} {'items':>5} {'F1 there':>8} {'F1 without':>10}"
+            + (f" {'before':>8} {'change':>7}" if was else "")
+        )
+        names = sorted(now["counts"])
+        worse = 0
+        for n, f in enumerate(names, 1):
+            if f not in now["without"]:
+                continue
+            c = now["counts"][f]
+            line = f"  {n:>8} {c['truth']:>5} {f1(c['tp'], c['pred'], c['truth']):8.3f}"
+            line += f" {now['without'][f]:10.3f}"
+            if was and f in was["without"]:
+                delta = now["without"][f] - was["without"][f]
+                worse += delta < 0
+                line += f" {was['without'][f]:8.3f} {delta:+7.3f}"
+            print(line)
+        if was:
+            print(f"  left-out sources where the change does not hold: {worse}")
 
 
 def print_parts(names: list[str], parts: dict, result: dict) -> None:
@@ -157,7 +252,10 @@ def print_parts(names: list[str], parts: dict, result: dict) -> None:
             tp, tr, tf, _ = text.row(f)
             cells.append(f"{n:>11} {ff:7.3f} {tp:6.3f} {tr:6.3f} {tf:6.3f}")
             result.setdefault("parts", {}).setdefault(part, {})[f] = {
-                "n": n, "full_f1": ff, "text_layer": [tp, tr, tf]}
+                "n": n,
+                "full_f1": ff,
+                "text_layer": [tp, tr, tf],
+            }
         print(f"{f:<15} | " + " | ".join(cells))
     files = "   ".join(f"{part}: {parts[part][0].files} files" for part in PARTS)
     print(files)
@@ -213,6 +311,11 @@ def main(argv=None) -> int:
     ap.add_argument("--generated", type=int, default=None,
                     help="generated invoices in each training fold (default: as ledgerline-train)")
     ap.add_argument("--no-loso", action="store_true", help="skip leave-one-source-out")
+    ap.add_argument(
+        "--compare",
+        default=None,
+        help="an earlier run's --json: print its leave-one-source-out figures beside",
+    )
     args = ap.parse_args(argv)
     corpus = Path(args.corpus)
     if not (corpus / "MANIFEST.tsv").is_file():
@@ -263,7 +366,7 @@ def main(argv=None) -> int:
             if doc_full["source"] == "embedded_xml":
                 xml_only.add(truth, doc_full)
         if doc_text is not None:
-            text.add(truth, doc_text)
+            text.add(truth, doc_text, source_folder(r))
             part_text.add(truth, doc_text)
 
     names = list(FIELDS) + ["line_items"]
@@ -295,6 +398,12 @@ def main(argv=None) -> int:
         }
     print()
     print_parts(names, parts, result)
+    print()
+    result["leave_one_source_out"] = loso = leave_one_source_out(text.by_folder)
+    old = None
+    if args.compare:
+        old = json.loads(Path(args.compare).read_text(encoding="utf-8")).get("leave_one_source_out")
+    print_loso(loso, old)
     print()
     for label, sc in (("full", full), ("text-only", text)):
         for src, c in sorted(sc.by_source.items()):

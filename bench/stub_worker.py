@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 
+from ledgerline.adapters.db.notify import Listener  # noqa: E402
 from ledgerline.adapters.extractor import PdfExtractor  # noqa: E402
 from ledgerline.bootstrap import bootstrap  # noqa: E402
 from ledgerline.service_layer.worker import Shutdown, Worker  # noqa: E402
@@ -54,6 +55,8 @@ def main() -> None:
     shutdown = Shutdown(services.extractor, grace=services.settings.lease_seconds)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, shutdown.request)
+    # Woken by NOTIFY when work arrives, as `ledgerline worker` is.
+    Listener.wake_workers(services.engine, services.work_available, shutdown.stop)
     threads = [threading.Thread(target=Worker(services).run,
                                 args=(shutdown.stop,)) for _ in range(args.concurrency)]
     for t in threads:

@@ -10,8 +10,9 @@ and `tests/fuzz/test_fuzz_bounded.py` replays it on every run from then on.
     .venv/bin/python fuzz/extract_fuzz.py -max_total_time=3600 -timeout=60 -rss_limit_mb=2048 \
         -artifact_prefix=var/fuzz/ var/fuzz/work var/fuzz/seeds
 
-`--seed DIR` copies a few small PDFs of the invoice corpus into DIR (any directory of PDFs
-will do); `var/fuzz/work` (create it first) collects the inputs that reached new code.
+`--seed DIR` writes a few generated sample invoices into DIR, and copies a few small PDFs of
+the invoice corpus beside them where `../shared/corpus` exists (any directory of PDFs will do);
+`var/fuzz/work` (create it first) collects the inputs that reached new code.
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ SEEDS = ("invoice2data/tests/compare/SammyMaystoneLinesTest.pdf",
          "invoice2data/tests/compare/oyo.pdf",
          "invoice2data/tests/compare/AzureInterior.pdf",
          "zugferd-corpus/ZUGFeRDv2/fail/python-factur-x/python-factur-x.pdf")
+# Generated invoices (ledgerline.samples), so that a clone without the corpus has seeds too:
+# (seed, language) pairs giving different layouts and number formats.
+SAMPLE_SEEDS = ((1, "en"), (2, "de"), (3, "fr"), (4, "pl"))
 
 
 def extract_bytes(data: bytes, scratch: str) -> None:
@@ -46,7 +50,13 @@ def extract_bytes(data: bytes, scratch: str) -> None:
 def write_seeds(directory: str | os.PathLike) -> list[Path]:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
+    from ledgerline.samples import generate
+
     written = []
+    for seed, lang in SAMPLE_SEEDS:
+        target = out / f"sample-{lang}-{seed}.pdf"
+        target.write_bytes(generate(seed, lang=lang)[0])
+        written.append(target)
     for name in SEEDS:
         source = CORPUS / name
         if source.exists():
@@ -58,8 +68,7 @@ def write_seeds(directory: str | os.PathLike) -> list[Path]:
 
 def main(argv: list[str]) -> None:
     if len(argv) == 3 and argv[1] == "--seed":
-        for path in write_seeds(argv[2]):
-            print(path)
+        print(f"wrote {len(write_seeds(argv[2]))} seed PDFs to {argv[2]}")
         return
     import atheris
 

@@ -8,25 +8,33 @@ settings from arguments alone, as tests do.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from pydantic import ByteSize, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (ByteSize, Field, SecretStr, TypeAdapter, ValidationError, field_validator,
+                      model_validator)
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from .domain.cache import CacheMode
+from .domain.providers import Provider
+from .domain.webhooks import AddressPolicy, parse_networks
 
 PREFIX = "LEDGERLINE_"
+SECRET_FIELDS = ("openai_api_key", "openai_api_key_file", "ledgerline_openai_api_key",
+                 "ledgerline_openai_api_key_file")  # a bad value is named, never echoed
 POSTGRES_DRIVER = "postgresql+psycopg"
 # Accepted and rewritten to the psycopg driver: what Heroku, RDS consoles and libpq print.
 POSTGRES_ALIASES = ("postgres", "postgresql")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MIN_LEASE_SECONDS = 1.0  # below this, renewals (every third of a lease) become a busy loop
 MIN_EXTRACT_MEMORY_MB = 64  # the extraction child cannot even import its parser below this
+MIN_IDEMPOTENCY_TTL_SECONDS = 60.0  # shorter would expire keys of clients still retrying
+MAX_PORT = 65535
 
 
 class ConfigError(ValueError):
@@ -63,6 +71,52 @@ class Settings(BaseSettings):
     db_timeout_seconds: float = 5.0
     access_log: bool | None = None  # None: on under `ledgerline serve`
     log_level: str = "info"
+    # After this many seconds an Idempotency-Key names nothing any more: the same key starts
+    # a new operation (24 h, the IETF draft's suggestion and Stripe's figure).
+    idempotency_key_ttl: float = Field(86_400.0, validation_alias="LEDGERLINE_IDEMPOTENCY_KEY_TTL")
+    # Networks webhooks may reach although they are not public (loopback, private, …), and
+    # over plain http://: comma-separated CIDRs. Empty: public HTTPS addresses only.
+    webhook_allow_networks: str = ""
+    # One delivery attempt, redirects included, in seconds.
+    webhook_timeout_seconds: float = 10.0
+    # The HTTP edge: what one client may hold of an API process (http/gevent_worker.py,
+    # http/limits.py). Headers, and the idle time before the next request on a kept-alive
+    # connection, within this many seconds, else the connection is closed.
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 120.0  # a whole request body; then 408, nothing accepted
+    max_requests_per_key: int = 64  # in flight at once per key and API process; 0 = no cap
+    max_waits_per_key: int = 32  # `Prefer: wait` holds at once per key and process; 0 = no cap
+    auth_failures_per_minute: int = 30  # unknown keys per client address and process; 0 = off
+    trusted_proxy_hops: int = 0  # proxies whose X-Forwarded-* headers are believed
+    metrics_token: str | None = None  # may read /metrics besides operator keys
+    metrics_snapshot_seconds: float = 15.0  # scrapes reuse the queue gauges this long
+    # Plain gunicorn (gunicorn_conf.py); `ledgerline serve` passes its own --host, --port
+    # and --workers.
+    bind: str = "0.0.0.0:8000"
+    api_workers: int = 2
+    api_connections: int = 1000  # per gevent process
+
+    # -- the model behind the extractor port (adapters/providers) -----------------------------
+    # Every setting that changes an answer enters the configuration digest of the cache key
+    # (providers.config_digest); secrets never do.
+    provider: Provider = Provider.RULES
+    provider_timeout_seconds: float = 60.0  # one network request to a hosted provider
+    textract_price_per_page: Decimal = Decimal("0.01")
+    openai_base_url: str | None = None  # None: the official client's default (api.openai.com)
+    openai_api_key: SecretStr | None = None
+    openai_api_key_file: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_price_input_per_mtok: Decimal = Decimal("0.15")
+    openai_price_output_per_mtok: Decimal = Decimal("0.60")
+    openai_max_output_tokens: int = 4096
+    # Pages sent in one request of a long document (with the working state; see
+    # providers/working_state.py).
+    openai_pages_per_call: int = 1
+    # Send each page's image with its text, for a vision model.
+    openai_vision: bool = False
+    # A candidate provider run after the serving one on a share of misses, never served.
+    shadow_provider: Provider | None = None
+    shadow_sample_rate: float = 0.1
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):
@@ -103,7 +157,8 @@ class Settings(BaseSettings):
             raise ValueError("use file://DIRECTORY or s3://BUCKET[/PREFIX]")
         return text
 
-    @field_validator("price_per_call", mode="before")
+    @field_validator("price_per_call", "textract_price_per_page", "openai_price_input_per_mtok",
+                     "openai_price_output_per_mtok", mode="before")
     @classmethod
     def _price(cls, value):
         try:
@@ -140,10 +195,35 @@ class Settings(BaseSettings):
         return _number(value, float, MIN_LEASE_SECONDS, "a number of seconds, at least "
                        f"{MIN_LEASE_SECONDS:g} (e.g. 30)")
 
-    @field_validator("extract_timeout_seconds", "db_timeout_seconds", mode="before")
+    @field_validator("extract_timeout_seconds", "db_timeout_seconds", "provider_timeout_seconds",
+                     "webhook_timeout_seconds",
+                     mode="before")
     @classmethod
     def _seconds(cls, value):
         return _number(value, float, None, "a number of seconds greater than 0 (e.g. 5)")
+
+    @field_validator("idempotency_key_ttl", mode="before")
+    @classmethod
+    def _ttl(cls, value):
+        seconds = _duration(value)
+        if seconds is None or seconds < MIN_IDEMPOTENCY_TTL_SECONDS:
+            raise ValueError("must be a duration of at least 1m: seconds (86400) or with a "
+                             "unit (24h, 90m, 7d)")
+        return seconds
+
+    @field_validator("webhook_allow_networks", mode="before")
+    @classmethod
+    def _networks(cls, value):
+        try:
+            networks = parse_networks(str(value))
+        except ValueError:
+            raise ValueError("must be comma-separated networks in CIDR form "
+                             "(127.0.0.1/32,10.0.0.0/8,::1/128)") from None
+        return ",".join(str(n) for n in networks)
+
+    @property
+    def webhook_policy(self) -> AddressPolicy:
+        return AddressPolicy(parse_networks(self.webhook_allow_networks))
 
     @field_validator("extract_memory_mb", mode="before")
     @classmethod
@@ -151,7 +231,8 @@ class Settings(BaseSettings):
         return _number(value, int, MIN_EXTRACT_MEMORY_MB,
                        f"a whole number of MB, at least {MIN_EXTRACT_MEMORY_MB} (e.g. 1024)")
 
-    @field_validator("extract_max_pages", "extract_max_decompressed_mb", mode="before")
+    @field_validator("extract_max_pages", "extract_max_decompressed_mb", "openai_max_output_tokens",
+                     "openai_pages_per_call", mode="before")
     @classmethod
     def _positive(cls, value):
         return _number(value, int, 1, "a whole number, at least 1")
@@ -168,7 +249,7 @@ class Settings(BaseSettings):
             raise ValueError("must be an existing directory")
         return value
 
-    @field_validator("embedded_xml", "access_log", mode="before")
+    @field_validator("embedded_xml", "access_log", "openai_vision", mode="before")
     @classmethod
     def _switch(cls, value):
         if value is None or isinstance(value, bool):
@@ -179,6 +260,58 @@ class Settings(BaseSettings):
         if word in ("0", "off", "false", "no"):
             return False
         raise ValueError("must be 1 or 0 (on/off, true/false, yes/no)")
+
+    @field_validator("provider", "shadow_provider", mode="before")
+    @classmethod
+    def _provider(cls, value):
+        if value is None or isinstance(value, Provider):
+            return value
+        try:
+            return Provider(str(value).strip().lower())
+        except ValueError:
+            raise ValueError("must be one of: " + ", ".join(p.value for p in Provider)) from None
+
+    @field_validator("shadow_sample_rate", mode="before")
+    @classmethod
+    def _share(cls, value):
+        share = _number(value, float, 0.0, "a share between 0 and 1 (e.g. 0.1)")
+        if share > 1:
+            raise ValueError("must be a share between 0 and 1 (e.g. 0.1)")
+        return share
+
+    @field_validator("openai_base_url", mode="before")
+    @classmethod
+    def _base_url(cls, value):
+        if value is None:
+            return None
+        scheme, sep, rest = str(value).partition("://")
+        if scheme not in ("http", "https") or not sep or not rest.strip("/"):
+            raise ValueError("use http(s)://HOST[:PORT]/PATH, e.g. https://api.openai.com/v1")
+        return str(value).rstrip("/")
+
+    @field_validator("openai_api_key_file", mode="before")
+    @classmethod
+    def _key_file(cls, value):
+        if value is not None and not Path(value).is_file():
+            raise ValueError("must name a readable file holding the key")
+        return value
+
+    @model_validator(mode="after")
+    def _provider_needs(self):
+        uses = {self.provider, self.shadow_provider}
+        if Provider.OPENAI in uses and self.openai_api_key is None and not self.openai_api_key_file:
+            raise ValueError("LEDGERLINE_PROVIDER=openai needs LEDGERLINE_OPENAI_API_KEY or "
+                             "LEDGERLINE_OPENAI_API_KEY_FILE")
+        if self.shadow_provider is not None and self.shadow_provider is self.provider:
+            raise ValueError("LEDGERLINE_SHADOW_PROVIDER must differ from LEDGERLINE_PROVIDER")
+        return self
+
+    def openai_key(self) -> str:
+        """The API key, read when a client is built (a file is read each time, so a rotated
+        key is picked up by the next worker start); never logged, never in the ledger."""
+        if self.openai_api_key is not None:
+            return self.openai_api_key.get_secret_value()
+        return Path(self.openai_api_key_file).read_text().strip()
 
     @field_validator("ocr_dpi", mode="before")
     @classmethod
@@ -217,6 +350,53 @@ class Settings(BaseSettings):
             raise ValueError(f"must be one of: {', '.join(LOG_LEVELS)}")
         return level
 
+    @field_validator("header_timeout_seconds", "body_timeout_seconds", mode="before")
+    @classmethod
+    def _read_deadline(cls, value):
+        return _number(value, float, None, "a number of seconds greater than 0 (e.g. 10)")
+
+    @field_validator("max_requests_per_key", "max_waits_per_key", "auth_failures_per_minute",
+                     "trusted_proxy_hops", mode="before")
+    @classmethod
+    def _count(cls, value):
+        return _number(value, int, 0, "a whole number, 0 or more")
+
+    @field_validator("metrics_snapshot_seconds", mode="before")
+    @classmethod
+    def _snapshot(cls, value):
+        return _number(value, float, 0, "a number of seconds, 0 (no reuse) or more")
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _token(cls, value):
+        return (str(value).strip() or None) if value is not None else None
+
+    @field_validator("bind", mode="before")
+    @classmethod
+    def _bind(cls, value):
+        text = str(value).strip()
+        host, sep, port = text.rpartition(":")
+        if text.startswith("unix:") and text[5:]:
+            return text
+        if not (sep and host and port.isdigit() and int(port) <= MAX_PORT):
+            raise ValueError("must be HOST:PORT (0.0.0.0:8000, [::]:8000) or unix:PATH")
+        return text
+
+    @field_validator("api_workers", "api_connections", mode="before")
+    @classmethod
+    def _at_least_one(cls, value):
+        return _number(value, int, 1, "a whole number, at least 1")
+
+
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(value) -> float | None:
+    """Seconds of `86400`, `90s`, `90m`, `24h` or `7d`; None if it is none of these."""
+    match = _DURATION.fullmatch(str(value).strip().lower())
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)] if match else None
+
 
 def _number(value, kind, minimum, accepted: str):
     try:
@@ -248,7 +428,10 @@ def env_name(field: str) -> str:
 
 
 def _one_line(error: dict) -> str:
-    field = str(error["loc"][0]) if error["loc"] else "?"
-    name = field if field.startswith(PREFIX) else env_name(field)
     message = error["msg"].removeprefix("Value error, ")
-    return f"{name}={error['input']!r}: {message}"
+    if not error["loc"]:  # a rule across variables: the message names them
+        return message
+    field = str(error["loc"][0])
+    name = field if field.startswith(PREFIX) else env_name(field)
+    shown = "…" if field.lower() in SECRET_FIELDS else repr(error["input"])  # never echo a secret
+    return f"{name}={shown}: {message}"

@@ -17,9 +17,11 @@ import shutil
 import tempfile
 import threading
 
-from ledgerline.http.edge_settings import EdgeSettings
+from ledgerline.cli import settings_or_exit
 
-EDGE = EdgeSettings.from_env()
+# Every LEDGERLINE_ variable is validated here too, for plain gunicorn: one line per bad
+# variable and exit status 2, as the CLI does.
+SETTINGS = settings_or_exit()
 RUNTIME_PREFIX = "ledgerline-gunicorn-"  # http/healthcheck.py looks for it
 RUNTIME_DIR = tempfile.mkdtemp(prefix=RUNTIME_PREFIX)
 INSTANCE_FILE = os.path.join(RUNTIME_DIR, "instance.json")
@@ -29,24 +31,25 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(RUNTIME_DIR, "metrics")
 METRICS_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
 
-bind = os.environ.get("LEDGERLINE_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("LEDGERLINE_API_WORKERS", "2"))
+bind = SETTINGS.bind
+workers = SETTINGS.api_workers
 worker_class = "ledgerline.http.gevent_worker.BoundedGeventWorker"
-worker_connections = int(os.environ.get("LEDGERLINE_API_CONNECTIONS", "1000"))
+worker_connections = SETTINGS.api_connections
 timeout = 90
 graceful_timeout = 30
 # The worker class bounds header reads by this (gunicorn applies it only with keep-alive on).
-keepalive = max(1, math.ceil(EDGE.header_timeout_seconds))
+keepalive = max(1, math.ceil(SETTINGS.header_timeout_seconds))
 max_requests = 5000
 max_requests_jitter = 500
 # Forwarded headers are believed only through LEDGERLINE_TRUSTED_PROXY_HOPS (http/app.py),
 # never because of the peer's address.
 forwarded_allow_ips = ""
 control_socket = os.path.join(RUNTIME_DIR, "gunicorn.ctl")
-accesslog = "-" if os.environ.get("LEDGERLINE_ACCESS_LOG") == "1" else None
+# Off unless LEDGERLINE_ACCESS_LOG=1; `ledgerline serve` sets it unless told 0.
+accesslog = "-" if SETTINGS.access_log else None
 logger_class = "ledgerline.access_log.RedactingLogger"  # never logs API keys
 errorlog = "-"
-loglevel = os.environ.get("LEDGERLINE_LOG_LEVEL", "info")
+loglevel = SETTINGS.log_level
 
 
 def clear_metrics() -> None:
@@ -104,15 +107,22 @@ def post_worker_init(worker):
     thread = threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
                               name="embedded-worker", daemon=True)
     thread.start()
-    worker._ledgerline_worker = (thread, shutdown)
+    # Webhook deliveries beside the extractions: the embedded default needs no other process.
+    from ledgerline.service_layer.webhooks import DeliveryWorker
+
+    deliveries = threading.Thread(target=DeliveryWorker(services).run, args=(shutdown.stop,),
+                                  name="embedded-webhooks", daemon=True)
+    deliveries.start()
+    worker._ledgerline_worker = ((thread, deliveries), shutdown)
 
 
 def worker_exit(server, worker):
     embedded = getattr(worker, "_ledgerline_worker", None)
     if embedded is not None:
-        thread, shutdown = embedded
+        threads, shutdown = embedded
         shutdown.request()
-        thread.join(timeout=graceful_timeout)
+        for thread in threads:
+            thread.join(timeout=graceful_timeout)
         shutdown.done()
 
 

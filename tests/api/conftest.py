@@ -9,7 +9,6 @@ from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.bootstrap import bootstrap
 from ledgerline.config import Settings
 from ledgerline.http.app import create_app
-from ledgerline.http.edge_settings import EdgeSettings
 from tests.conftest import make_tenant, operator_key
 from tests.fakes import ControlledExtractor
 
@@ -21,12 +20,12 @@ class ApiEnv:
     globex: object
     operator: str
 
-    def app(self, edge: EdgeSettings | None = None, **settings):
+    def app(self, **settings):
         """A Flask app over the same database and store, with other settings."""
         services = bootstrap(self.services.settings.model_copy(update=settings),
                              engine=self.services.engine, store=self.services.store,
                              extractor=self.services.extractor)
-        return create_app(services, edge or EdgeSettings())
+        return create_app(services)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledgerline.http.docs import openapi_document
-from ledgerline.http.edge_settings import EdgeSettings
 from tests.fakes import pdf_bytes
 from tests.property.support import examples
 
@@ -59,8 +58,7 @@ header_values = st.one_of(header_text, digits.map(lambda d: f"wait={d}"),
 def client(api_env):
     from ledgerline.http import limits
 
-    app = api_env.app(EdgeSettings(auth_failures_per_minute=0, metrics_token="token",
-                                   max_waits_per_key=1))
+    app = api_env.app(auth_failures_per_minute=0, metrics_token="token", max_waits_per_key=1)
     # Each key already holds its one `Prefer: wait`: uploads answer at once, so that an
     # example asking for wait=60 costs no minute (waits have their own tests).
     for role in ("customer", "supplier"):

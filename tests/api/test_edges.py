@@ -17,10 +17,10 @@ from sqlalchemy import event
 
 from ledgerline import __version__
 from ledgerline.adapters.storage import StorageUnavailable
+from ledgerline.config import ConfigError, Settings
 from ledgerline.domain import errors
 from ledgerline.http import limits
 from ledgerline.http.docs import openapi_document
-from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.http.gevent_worker import BodyTimeout
 from ledgerline.http.problem_types import TYPES
 from ledgerline.service_layer import report
@@ -157,7 +157,7 @@ def test_the_version_is_in_healthz_and_on_the_command_line(api_env):
 # --- metrics -------------------------------------------------------------------------------
 
 def test_metrics_need_an_operator_key_or_the_metrics_token(api_env):
-    client = api_env.app(EdgeSettings(metrics_token="s3cret-token")).test_client()
+    client = api_env.app(metrics_token="s3cret-token").test_client()
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", headers=auth("wrong-token")).status_code == 401
     for role in ("customer", "supplier", "dashboard"):
@@ -170,7 +170,7 @@ def test_metrics_need_an_operator_key_or_the_metrics_token(api_env):
 
 
 def test_a_scrape_with_the_token_reuses_the_queue_snapshot_and_queries_nothing(api_env):
-    client = api_env.app(EdgeSettings(metrics_token="t", metrics_snapshot_seconds=60)).test_client()
+    client = api_env.app(metrics_token="t", metrics_snapshot_seconds=60).test_client()
     engine = api_env.services.engine
     with counting_queries(engine) as first:
         assert client.get("/metrics", headers=auth("t")).status_code == 200
@@ -203,7 +203,7 @@ def test_readiness_names_what_is_down_in_fixed_words_and_logs_the_detail(api_env
 @pytest.mark.parametrize("prefer", ["wait=" + "9" * 1000, "wait=" + "0" * 1000 + "1",
                                     "wait=99999999999999999999"])
 def test_an_absurd_prefer_wait_is_bounded_not_a_crash(api_env, prefer):
-    client = api_env.app(EdgeSettings(max_waits_per_key=1)).test_client()
+    client = api_env.app(max_waits_per_key=1).test_client()
     held = client.application.extensions[limits.EXTENSION].waits
     key = api_env.acme.caller(api_env.services, "customer").key_id
     assert held.acquire(key)  # the key already holds its one wait: the answer comes at once
@@ -261,7 +261,7 @@ def _login(client, api_env, **headers):
 def test_behind_one_trusted_proxy_the_https_origin_signs_in(api_env):
     behind = {"Host": "ledgerline.example", "Origin": "https://ledgerline.example",
               "X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.7"}
-    proxied = api_env.app(EdgeSettings(trusted_proxy_hops=1)).test_client()
+    proxied = api_env.app(trusted_proxy_hops=1).test_client()
     assert _login(proxied, api_env, **behind).status_code == 303
     # Without the configured proxy the forwarded scheme is not believed: a cross-origin post.
     direct = api_env.app().test_client()
@@ -276,26 +276,26 @@ def test_forwarded_addresses_count_only_through_the_configured_hops(api_env):
         return [client.get(LIST, headers=auth("llk_guess", **{"X-Forwarded-For": forwarded_for})
                            ).status_code for _ in range(3)]
 
-    proxied = api_env.app(EdgeSettings(trusted_proxy_hops=1, **edge)).test_client()
+    proxied = api_env.app(trusted_proxy_hops=1, **edge).test_client()
     assert failures(proxied, "198.51.100.1") == [401, 401, 429]
     assert failures(proxied, "198.51.100.2") == [401, 401, 429]  # another client, own budget
-    direct = api_env.app(EdgeSettings(**edge)).test_client()
+    direct = api_env.app(**edge).test_client()
     # Not trusted: a forged header changes nothing, the peer's address is what counts.
     assert failures(direct, "198.51.100.3") == [401, 401, 429]
     assert failures(direct, "198.51.100.4") == [429, 429, 429]
 
 
 def test_trusted_proxies_are_read_from_the_environment():
-    assert EdgeSettings.from_env({}).trusted_proxy_hops == 0
-    assert EdgeSettings.from_env({"LEDGERLINE_TRUSTED_PROXY_HOPS": "1"}).trusted_proxy_hops == 1
-    with pytest.raises(ValueError, match="LEDGERLINE_TRUSTED_PROXY_HOPS"):
-        EdgeSettings.from_env({"LEDGERLINE_TRUSTED_PROXY_HOPS": "one"})
+    assert Settings.from_env({}).trusted_proxy_hops == 0
+    assert Settings.from_env({"LEDGERLINE_TRUSTED_PROXY_HOPS": "1"}).trusted_proxy_hops == 1
+    with pytest.raises(ConfigError, match="LEDGERLINE_TRUSTED_PROXY_HOPS"):
+        Settings.from_env({"LEDGERLINE_TRUSTED_PROXY_HOPS": "one"})
 
 
 # --- failed authentications and per-key caps ------------------------------------------------
 
 def test_failed_authentications_are_limited_per_address_before_the_lookup(api_env):
-    client = api_env.app(EdgeSettings(auth_failures_per_minute=3)).test_client()
+    client = api_env.app(auth_failures_per_minute=3).test_client()
     assert [client.get(LIST, headers=auth(f"llk_guess{i}")).status_code
             for i in range(3)] == [401] * 3
     client.set_cookie("ledgerline_operator", "llk_guess5", path="/dashboard")
@@ -310,7 +310,7 @@ def test_failed_authentications_are_limited_per_address_before_the_lookup(api_en
 
 
 def test_a_key_holds_at_most_its_cap_of_requests_at_once(api_env):
-    client = api_env.app(EdgeSettings(max_requests_per_key=2)).test_client()
+    client = api_env.app(max_requests_per_key=2).test_client()
     in_flight = client.application.extensions[limits.EXTENSION].requests
     key = api_env.acme.caller(api_env.services, "dashboard").key_id
     assert in_flight.acquire(key) and in_flight.acquire(key)  # two requests of it are running

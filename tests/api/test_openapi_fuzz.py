@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from ledgerline.http.docs import openapi_document
-from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.service_layer.worker import Worker
 from tests.fakes import pdf_bytes
 from tests.property.support import examples
@@ -53,7 +52,7 @@ def _image(ctx, value):
 @pytest.fixture(scope="module")
 def api(api_env):
     # Schemathesis's own checks send unknown keys; the per-address limit would answer them 429.
-    app = api_env.app(EdgeSettings(auth_failures_per_minute=0))
+    app = api_env.app(auth_failures_per_minute=0)
     stop = threading.Event()
     worker = threading.Thread(target=Worker(api_env.services, poll_interval=0.05).run, args=(stop,))
     worker.start()
@@ -68,12 +67,26 @@ def api(api_env):
     assert cursor
     keys = {**{role: api_env.acme.keys[role] for role in ("customer", "supplier", "dashboard")},
             "operator": api_env.operator, "other-account": api_env.globex.keys["customer"]}
-    yield app, keys, created.json["id"], cursor
+    # A webhook endpoint to aim at (nothing delivers here: no delivery worker runs).
+    hook = client.post("/v1/accounts/acme/webhooks", json={
+        "url": "https://hooks.example/ledgerline", "events": ["invoice.completed"]},
+        headers={"Authorization": f"Bearer {api_env.acme.keys['customer']}"})
+    assert hook.status_code == 201, hook.json
+    yield app, keys, created.json["id"], cursor, hook.json["id"]
     stop.set()
     worker.join()
 
 
 _aim = itertools.count()
+_fresh = itertools.count()
+
+
+def _fresh_invoice(app, keys) -> str:
+    resp = app.test_client().post("/v1/accounts/acme/invoices",
+                                  data=pdf_bytes(f"to-delete-{next(_fresh)}"),
+                                  headers={"Authorization": f"Bearer {keys['customer']}",
+                                           "Content-Type": "application/pdf"})
+    return resp.json["id"]
 
 
 def _one_day_or_a_range(case) -> None:
@@ -92,13 +105,17 @@ def _one_day_or_a_range(case) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
 def test_every_answer_to_every_role_is_documented(case, api):
-    app, keys, invoice_id, cursor = api
+    app, keys, invoice_id, cursor, webhook_id = api
     case.operation.schema.app = app  # also for the probes some checks send on their own
     positive = case.meta is not None and case.meta.generation.mode.is_positive
     if positive and next(_aim) % 2 and case.path_parameters:
         case.path_parameters["account"] = "acme"
         if "invoice_id" in case.path_parameters:
-            case.path_parameters["invoice_id"] = invoice_id
+            # A deletion gets an invoice of its own, so that the others keep theirs.
+            case.path_parameters["invoice_id"] = (
+                _fresh_invoice(app, keys) if case.method.upper() == "DELETE" else invoice_id)
+        if "webhook_id" in case.path_parameters and case.method.upper() != "DELETE":
+            case.path_parameters["webhook_id"] = webhook_id
     if positive and case.query and "cursor" in case.query:
         case.query["cursor"] = cursor  # a made-up cursor is rightly 400 (test_security.py)
     if positive and case.path == "/v1/reports/duplicates":

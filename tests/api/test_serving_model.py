@@ -60,6 +60,32 @@ def test_psycopg_queries_and_the_sqlalchemy_pool_yield_to_other_greenlets(pg_ser
     assert result["max_gap"] < 0.1, result
 
 
+@pytest.mark.integration
+def test_the_job_ended_listener_waits_without_blocking_the_loop(pg_server):
+    """An API process's LISTEN connection (adapters/job_endings.py) idles in a thread, which
+    gevent makes a greenlet: its waits for notifications must yield, and a NOTIFY wakes a
+    waiter at once."""
+    result = run_patched(f"""
+        from ledgerline.adapters.db.engine import make_engine, transaction
+        from ledgerline.adapters.db.notify import announce_job_ended
+        from ledgerline.adapters.job_endings import JobEndings
+        engine = make_engine({pg_server.url!r})
+        endings = JobEndings(engine)
+        with endings.watch("job_x") as ended:
+            gevent.sleep(0.5)  # listening now
+            measure()
+            started = time.monotonic()
+            def notify():
+                with transaction(engine, write=True) as conn:
+                    announce_job_ended(conn, "job_x")
+            gevent.spawn_later(1.5, notify)
+            woken = ended.wait(10)
+            report(woken=woken, after=time.monotonic() - started)
+    """)
+    assert result["woken"] and result["after"] < 5, result
+    assert result["max_gap"] < 0.1, result
+
+
 def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
     from tests.hostile.test_api_stays_responsive import text_pdf
 

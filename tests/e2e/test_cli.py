@@ -147,3 +147,26 @@ def test_extract_shows_a_progress_bar_on_a_terminal_only(tmp_path):
     # the lines themselves stay clean JSON, one per file
     lines = [json.loads(line) for line in stdout.decode().splitlines()]
     assert [line["file"] for line in lines] == _by_path(truths)
+
+
+def test_account_lifecycle_commands_refuse_what_they_cannot_do(tmp_path):
+    env = env_for(tmp_path)
+    ledgerline(env, "db", "upgrade")
+    ledgerline(env, "accounts", "create", "acme")
+    usage = ledgerline(env, "accounts", "set-retention", "acme", check=False)
+    assert usage.returncode == 2 and "--days N or --forever" in usage.stderr
+    both = ledgerline(env, "accounts", "set-retention", "acme", "--days", "3", "--forever",
+                      check=False)
+    assert both.returncode == 2
+    unknown = ledgerline(env, "accounts", "set-retention", "nope", "--days", "3", check=False)
+    assert unknown.returncode == 1 and "no account" in unknown.stderr
+    forever = ledgerline(env, "accounts", "set-retention", "acme", "--forever")
+    assert "until deleted" in forever.stderr
+    asked = ledgerline(env, "accounts", "delete", "acme", check=False)  # no terminal: no "yes"
+    assert asked.returncode != 0 and "Aborted" in asked.stderr
+    assert json.loads(ledgerline(env, "keys", "list", "--format", "json").stdout) == []
+    bad = ledgerline(env, "keys", "rotate", "key_missing", check=False)
+    assert bad.returncode == 1 and "no key" in bad.stderr
+    assert json.loads(ledgerline(env, "accounts", "delete", "acme", "--yes").stdout) == {
+        "deleted": "acme", "rows": 0, "objects": 0}
+    assert ledgerline(env, "accounts", "create", "acme").returncode == 0  # the name is free

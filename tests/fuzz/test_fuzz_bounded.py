@@ -41,8 +41,7 @@ def test_a_bounded_fuzzing_pass_finds_no_crash(tmp_path):
     seeds = tmp_path / "seeds"
     subprocess.run([sys.executable, str(TARGET), "--seed", str(seeds)], check=True,
                    capture_output=True)
-    if not any(seeds.iterdir()):
-        pytest.skip("invoice corpus not found; nothing to seed the fuzzer with")
+    assert any(seeds.glob("sample-*.pdf"))  # generated seeds, with or without the corpus
     work = tmp_path / "work"
     work.mkdir()
     artifacts = tmp_path / "artifacts"

@@ -25,6 +25,18 @@ def test_a_bad_setting_is_one_line_and_no_traceback(tmp_path):
             "(e.g. 30)"]
 
 
+def test_plain_gunicorn_validates_the_settings_as_the_cli_does(tmp_path):
+    env = {**os.environ, "LEDGERLINE_API_WORKERS": "two", "LEDGERLINE_BIND": "8000"}
+    gunicorn = [sys.executable, "-m", "gunicorn", "-c", "python:ledgerline.gunicorn_conf"]
+    done = subprocess.run([*gunicorn, "--check-config", "ledgerline.wsgi:app"], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert sorted(done.stderr.strip().splitlines()) == [
+        "ledgerline: LEDGERLINE_API_WORKERS='two': must be a whole number, at least 1",
+        "ledgerline: LEDGERLINE_BIND='8000': must be HOST:PORT (0.0.0.0:8000, [::]:8000) or "
+        "unix:PATH"]
+
+
 def test_a_database_never_migrated_says_what_to_run(tmp_path):
     done = run(tmp_path, "accounts", "create", "acme")
     assert done.returncode == 2 and "Traceback" not in done.stderr

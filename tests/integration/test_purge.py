@@ -15,7 +15,7 @@ from sqlalchemy import func, select, update
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import (blobs, cache_entries, invoices, jobs, model_calls,
-                                           results)
+                                           results, shadow_fields)
 from ledgerline.adapters.storage import original_key
 from ledgerline.service_layer.retention import purge
 from tests.fakes import pdf_bytes
@@ -58,7 +58,8 @@ def test_old_ledger_rows_go_and_everything_an_invoice_shows_stays(env):
     assert got["status"] == "completed" and got["extraction"] is not None
     assert env.upload("kept").headers["Ledgerline-Cache"] == "hit"  # the cache entry stays
     assert purge(env.services, timedelta(days=30)).as_dict() == {
-        "calls": 0, "jobs": 0, "results": 0, "originals": 0, "adopted_objects": 0}
+        "calls": 0, "jobs": 0, "results": 0, "originals": 0, "adopted_objects": 0,
+        "shadow_fields": 0, "invoices": 0, "webhook_deliveries": 0, "sessions": 0}
 
 
 def test_what_only_deleted_invoices_used_goes_with_them(env):
@@ -131,6 +132,22 @@ def test_two_purges_at_once_remove_each_row_once(env):
     assert sum(o.jobs for o in outcomes) == 30 and sum(o.originals for o in outcomes) == 30
     assert sum(o.calls for o in outcomes) == 30
     assert count(env.services, jobs) == count(env.services, blobs) == 0
+
+
+def test_old_shadow_comparisons_go_by_whole_days_and_todays_stay(env):
+    """The agreement report counts by UTC day, like the duplicate-work report: a day's
+    comparisons go together, once the whole day is before the horizon."""
+    with transaction(env.services.engine, write=True) as conn:
+        for row, age_days in enumerate((DAYS, DAYS, 0)):
+            conn.execute(shadow_fields.insert().values(
+                call_id=f"call-{row}", job_id=f"job-{row}", account="acme",
+                started_at=db_now_plus(-age_days * 86400), serving_provider="rules",
+                candidate_provider="openai", candidate_model="standin-1",
+                field="invoice_number", agreement="agree"))
+    assert purge(env.services, timedelta(days=30)).shadow_fields == 2
+    with transaction(env.services.engine, write=False) as conn:
+        assert conn.execute(select(shadow_fields.c.call_id)).scalars().all() == ["call-2"]
+    assert purge(env.services, timedelta(days=30)).shadow_fields == 0
 
 
 def test_the_purge_command_refuses_a_horizon_that_could_race_an_upload(tmp_path):

@@ -46,7 +46,7 @@ def test_operators_get_the_day_report(env):
     services, _, operator, _ = env
     resp = get(services, operator, "day=2026-11-29")
     assert resp.status_code == 200
-    assert list(resp.json) == ["day", "operations", "requests"]
+    assert list(resp.json) == ["day", "operations", "spend", "requests"]
     [op] = resp.json["operations"]
     assert list(op)[:9] == ["operation", "calls", "distinct_hashes", "repeat_calls",
                             "repeat_share", "cost", "repeat_cost", "overlapping_calls",

@@ -98,3 +98,17 @@ def test_a_bad_end_day_is_a_400_problem(env):
     resp = client.get("/dashboard?to=yesterday", base_url="https://localhost",
                       headers={"Authorization": f"Bearer {operator}"})
     assert resp.status_code == 400 and resp.json["code"] == "invalid_day"
+
+
+def test_signing_in_keeps_the_days_asked_for(env):
+    client, _, operator = env
+    form = page(client, query_string={"to": "2026-11-30"})
+    assert '<input type="hidden" name="to" value="2026-11-30">' in form.text
+    resp = client.post("/dashboard/login", data={"key": operator, "to": "2026-11-30"},
+                       base_url="https://localhost")
+    assert resp.status_code == 303 and resp.headers["Location"] == "/dashboard?to=2026-11-30"
+    shown = page(client, query_string={"to": "2026-11-30"})
+    assert "2026-11-01" in shown.text and "2026-11-30" in shown.text
+    refused = client.post("/dashboard/login", data={"key": operator, "to": "<script>"},
+                          base_url="https://localhost")
+    assert refused.status_code == 400

@@ -14,18 +14,16 @@ from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import invoices, jobs
 from ledgerline.domain.cache import CacheMode
 from ledgerline.http.app import create_app
-from ledgerline.http.edge_settings import EdgeSettings
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, pdf_bytes
 
-
 # The metrics token; queue gauges read afresh on every scrape, so each test sees its changes.
-EDGE = EdgeSettings(metrics_token="metrics-token", metrics_snapshot_seconds=0)
+EDGE = dict(metrics_token="metrics-token", metrics_snapshot_seconds=0)
 
 
 def scrape(client) -> dict:
-    resp = client.get("/metrics", headers={"Authorization": f"Bearer {EDGE.metrics_token}"})
+    resp = client.get("/metrics", headers={"Authorization": f"Bearer {EDGE['metrics_token']}"})
     assert resp.status_code == 200 and resp.mimetype == "text/plain"
     values = {}
     for family in text_string_to_metric_families(resp.get_data(as_text=True)):
@@ -40,9 +38,9 @@ def value(samples, name, **labels):
 
 @pytest.fixture
 def env(make_services):
-    services = make_services(extractor=ControlledExtractor())
+    services = make_services(extractor=ControlledExtractor(), **EDGE)
     tenant = make_tenant(services, "acme")
-    client = create_app(services, EDGE).test_client()
+    client = create_app(services).test_client()
 
     def upload(tag, **headers):
         return client.post("/v1/accounts/acme/invoices", data=pdf_bytes(tag), headers={
@@ -81,9 +79,10 @@ def test_uploads_cache_outcomes_and_model_calls_are_counted(env):
 
 
 def test_shadow_mode_counts_would_be_hits(make_services):
-    services = make_services(extractor=ControlledExtractor(), cache_mode=CacheMode.SHADOW)
+    services = make_services(extractor=ControlledExtractor(), cache_mode=CacheMode.SHADOW,
+                             **EDGE)
     tenant = make_tenant(services, "acme")
-    client = create_app(services, EDGE).test_client()
+    client = create_app(services).test_client()
     before = scrape(client)
     for _ in range(2):
         resp = client.post("/v1/accounts/acme/invoices", data=pdf_bytes("s"), headers={

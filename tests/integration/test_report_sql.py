@@ -144,7 +144,7 @@ def test_operations_days_and_hashes_are_counted_apart(engine):
 def test_days_without_traffic_are_reported_empty(engine):
     docs = Ledger(engine).report(first=DAY, last=DAY + timedelta(days=2))
     assert [d["day"] for d in docs] == ["2026-11-29", "2026-11-30", "2026-12-01"]
-    assert docs[1] == {"day": "2026-11-30", "operations": [], "requests": {
+    assert docs[1] == {"day": "2026-11-30", "operations": [], "spend": [], "requests": {
         "total": 0, "retries": 0, "cache_hits": 0, "joined": 0, "bypass": 0, "model_calls": 0,
         "cost_avoided": 0.0, "would_be_hits": 0, "would_be_joined": 0,
         "cost_would_be_avoided": 0.0}}

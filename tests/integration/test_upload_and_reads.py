@@ -240,7 +240,8 @@ def test_the_same_bill_in_a_different_file_is_flagged_within_what_the_caller_see
     # The supplier cannot see the customer's uploads, so it is not told about them either.
     own = env.get(env.acme.keys["supplier"], f"/v1/accounts/acme/invoices/{by_supplier['id']}").json
     assert own["possible_duplicates"] == []
-    # Identical bytes are a cache hit, not a business duplicate.
+    # Identical bytes are a cache hit, and the same file uploaded again: flagged as such first.
     again = env.upload(env.acme.keys["customer"], pdf_bytes("scan-1")).json
     flagged = env.get(env.acme.keys["customer"], f"/v1/accounts/acme/invoices/{again['id']}").json
-    assert {d["id"] for d in flagged["possible_duplicates"]} == {second["id"], by_supplier["id"]}
+    assert flagged["possible_duplicates"][0] == {"id": first["id"], "matched_on": ["content_hash"]}
+    assert {d["id"] for d in flagged["possible_duplicates"][1:]} == {second["id"], by_supplier["id"]}

@@ -2,9 +2,15 @@
 it accepts; human sizes and postgres:// URLs are accepted."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from ledgerline.config import ConfigError, Settings
+from ledgerline.config import ConfigError, Settings, env_name
+from tests.conftest import REPO
+
+# Set by the suite itself for the processes it starts, never by a person.
+SUITE_INTERNAL = {"LEDGERLINE_TEST_CLOCK_SKEW_SECONDS"}
 
 
 def test_defaults_work_without_any_variable():
@@ -50,6 +56,17 @@ def test_postgres_urls_are_normalised_to_the_psycopg_driver(url):
     ("LEDGERLINE_OCR_MAX_PIXELS", "1000", "at least 1000000"),
     ("LEDGERLINE_OCR_LANGUAGES", "en,klingon", "ISO 639-1"),
     ("LEDGERLINE_OCR_LANGUAGES", ",", "ISO 639-1"),
+    ("LEDGERLINE_HEADER_TIMEOUT_SECONDS", "0", "greater than 0"),
+    ("LEDGERLINE_BODY_TIMEOUT_SECONDS", "2 minutes", "number of seconds"),
+    ("LEDGERLINE_MAX_REQUESTS_PER_KEY", "-1", "0 or more"),
+    ("LEDGERLINE_MAX_WAITS_PER_KEY", "many", "whole number"),
+    ("LEDGERLINE_AUTH_FAILURES_PER_MINUTE", "1.5", "whole number"),
+    ("LEDGERLINE_TRUSTED_PROXY_HOPS", "one", "0 or more"),
+    ("LEDGERLINE_METRICS_SNAPSHOT_SECONDS", "-1", "0 (no reuse)"),
+    ("LEDGERLINE_BIND", "8000", "HOST:PORT"),
+    ("LEDGERLINE_BIND", "0.0.0.0:99999", "HOST:PORT"),
+    ("LEDGERLINE_API_WORKERS", "0", "at least 1"),
+    ("LEDGERLINE_API_CONNECTIONS", "lots", "at least 1"),
 ])
 def test_a_bad_value_is_one_line_naming_the_variable_and_what_it_accepts(name, value, says):
     with pytest.raises(ConfigError) as raised:
@@ -81,3 +98,29 @@ def test_ocr_settings_become_the_ocr_options(given, languages):
     assert options.languages == (languages or tuple(TESSERACT_NAMES))
     assert (options.dpi, options.max_pixels) == (200, 5_000_000)
     assert OcrOptions.from_settings(Settings()) == OcrOptions()
+
+
+def test_the_edge_and_gunicorn_settings_have_working_defaults_and_accept_their_forms():
+    defaults = Settings.from_env({})
+    assert (defaults.header_timeout_seconds, defaults.max_requests_per_key,
+            defaults.metrics_token, defaults.bind, defaults.api_workers) == (
+        10.0, 64, None, "0.0.0.0:8000", 2)
+    given = Settings.from_env({"LEDGERLINE_METRICS_TOKEN": "  s3cret ",
+                               "LEDGERLINE_BIND": "[::]:9000",
+                               "LEDGERLINE_MAX_WAITS_PER_KEY": "0",
+                               "LEDGERLINE_METRICS_SNAPSHOT_SECONDS": "0"})
+    assert (given.metrics_token, given.bind, given.max_waits_per_key,
+            given.metrics_snapshot_seconds) == ("s3cret", "[::]:9000", 0, 0)
+    assert Settings.from_env({"LEDGERLINE_BIND": "unix:/run/ledgerline.sock"}).bind == (
+        "unix:/run/ledgerline.sock")
+
+
+def test_every_variable_is_documented_in_the_readme():
+    readme = (REPO / "README.md").read_text()
+    names = {env_name(field) for field in Settings.model_fields}
+    for path in [*REPO.glob("service/**/*.py"), *REPO.glob("tests/**/*.py")]:
+        names |= set(re.findall(r"environ(?:\.get)?\(?\[?\"((?:LEDGERLINE|PROMETHEUS)_\w+)\"",
+                                path.read_text()))
+    names |= set(re.findall(r"^(\w+) \?=", (REPO / "Makefile").read_text(), re.M))
+    assert len(names) > 30
+    assert sorted(n for n in names - SUITE_INTERNAL if not re.search(rf"\b{n}\b", readme)) == []

@@ -116,7 +116,7 @@ def test_two_backlogs_interleave():
 
 def test_work_that_never_reached_a_model_is_not_billed():
     assert {o.value for o in CallOutcome if not o.billed} == set(UNBILLED_OUTCOMES) == {
-        "refused", "unstarted"}
+        "refused", "unstarted", "throttled"}
     assert CallOutcome.CANCELLED.billed and CallOutcome.ABANDONED.billed
 
 

@@ -139,6 +139,17 @@ def _field(name: str, given, pages: int, reasons: list[str]) -> dict:
             "bbox": _bbox(given.get("bbox"))}
 
 
+def check_value(name: str, value) -> tuple[object, str | None]:
+    """A field's value as a published document stores it, or None and why it cannot be
+    (a correction is held to the same rules as an extraction)."""
+    return _value(name, value)
+
+
+def check_decimal(text: str) -> tuple[str | None, str | None]:
+    """A decimal string as documents store it, or None and why not."""
+    return _amount(text)
+
+
 def _value(name: str, value) -> tuple[object, str | None]:
     """(the storable value or None, why it was dropped or None)."""
     if value is None:

@@ -32,6 +32,12 @@ class IntegrityError(StorageUnavailable):
 
 
 ORIGINALS_PREFIX = "accounts/"
+S3_DELETE_BATCH = 1000  # DeleteObjects takes at most this many keys
+
+
+def account_prefix(account: str) -> str:
+    """Everything the store holds for an account lives under this prefix."""
+    return f"accounts/{account}/"
 
 
 def original_key(account: str, content_hash: str) -> str:
@@ -66,7 +72,11 @@ class ObjectStore(Protocol):
     def exists(self, key: str) -> bool: ...
 
     def delete(self, key: str) -> None:
-        """Remove the object; a missing one is not an error."""
+        """Remove the object, every version of it in a versioned bucket; a missing one is
+        not an error."""
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every object (every version) whose key starts with `prefix`; how many."""
 
     def list_originals(self) -> Iterator[StoredObject]:
         """Every object under ORIGINALS_PREFIX (for the retention purge)."""
@@ -130,6 +140,17 @@ class LocalObjectStore:
         except OSError as exc:
             raise StorageUnavailable(f"cannot delete {key}: {exc.strerror}") from exc
 
+    def delete_prefix(self, prefix: str) -> int:
+        base = self._path(prefix.rstrip("/"))
+        if not base.is_dir():
+            return 0
+        removed = sum(1 for path in base.rglob("*") if path.is_file())
+        try:
+            shutil.rmtree(base)
+        except OSError as exc:
+            raise StorageUnavailable(f"cannot delete {prefix}: {exc.strerror}") from exc
+        return removed
+
     def list_originals(self) -> Iterator[StoredObject]:
         base = self.root / ORIGINALS_PREFIX
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
@@ -163,6 +184,10 @@ class S3ObjectStore:
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key
+
+    def s3_location(self, key: str) -> dict:
+        """Where a service that reads S3 itself (Textract) finds the object."""
+        return {"Bucket": self.bucket, "Name": self._key(key)}
 
     def put_file(self, key: str, path: str, sha256: bytes) -> None:
         try:
@@ -199,10 +224,32 @@ class S3ObjectStore:
             raise StorageUnavailable(str(exc)) from exc
 
     def delete(self, key: str) -> None:
+        """Every version and delete marker of the key (on an unversioned bucket, the one
+        'null' version): in a versioned bucket a plain DELETE would only hide the bytes."""
+        self._delete_versions(self._key(key), exact=True)
+
+    def delete_prefix(self, prefix: str) -> int:
+        return self._delete_versions(self._key(prefix), exact=False)
+
+    def _delete_versions(self, key: str, *, exact: bool) -> int:
+        removed = 0
         try:
-            self.client.delete_object(Bucket=self.bucket, Key=self._key(key))
+            pages = self.client.get_paginator("list_object_versions").paginate(
+                Bucket=self.bucket, Prefix=key)
+            for page in pages:
+                found = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                         for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+                         if not exact or v["Key"] == key]
+                for start in range(0, len(found), S3_DELETE_BATCH):
+                    chunk = found[start:start + S3_DELETE_BATCH]
+                    answer = self.client.delete_objects(
+                        Bucket=self.bucket, Delete={"Objects": chunk, "Quiet": True})
+                    if answer.get("Errors"):
+                        raise StorageUnavailable(f"cannot delete {key}: {answer['Errors'][0]}")
+                    removed += len(chunk)
         except self._errors as exc:
             raise StorageUnavailable(f"cannot delete {key}: {exc}") from exc
+        return removed
 
     def list_originals(self) -> Iterator[StoredObject]:
         strip = len(self._key(""))

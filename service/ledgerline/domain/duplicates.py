@@ -1,14 +1,24 @@
-"""Business duplicates: the same invoice sent twice as different files.
+"""Possible duplicates: the same bill uploaded twice, as the same file or as another one.
 
-Identical bytes are the cache's business and never reach this rule; here two different
-files describe the same bill: same seller and invoice number, or same seller, gross total
-and issue date (a reprint with a new number is still the same bill to pay).
+- The same bytes twice in an account (a user who uploads one PDF again): `content_hash`. The
+  cache makes the second upload free, but accounts payable still needs to hear about it.
+- Two different files that bill the same thing: same seller and invoice number, or same
+  seller, gross total and issue date (a reprint with a new number is still the same bill).
+
+Names and numbers compare after removing all white space and folding case (`casefold`, so
+"STRASSE" and "Straße" are one seller). The database stores `seller_key` (this module's
+folding) beside each seller name and compares it as stored: SQL never folds on its own.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+CONTENT_HASH = ["content_hash"]
+# The width of the seller_key columns. Folding can lengthen a name ("ß" -> "ss"); a key cut
+# at this width only narrows the lookup, and matched_on compares the whole names.
+SELLER_KEY_WIDTH = 300
 
 
 @dataclass(frozen=True)
@@ -23,6 +33,17 @@ def _ident(value: str | None) -> str | None:
     return re.sub(r"\s+", "", value).casefold() if value else None
 
 
+def seller_key(seller_name: str | None) -> str | None:
+    """What the database stores to find a seller's invoices (and to filter by seller)."""
+    key = _ident(seller_name)
+    return key[:SELLER_KEY_WIDTH] if key else None
+
+
+def search_key(text: str) -> str:
+    """The seller filter's text, folded like seller_key, to find as a part of one."""
+    return _ident(text) or ""
+
+
 def _amount(value: str | None) -> Decimal | None:
     try:
         return Decimal(value) if value else None
@@ -31,7 +52,7 @@ def _amount(value: str | None) -> Decimal | None:
 
 
 def matched_on(a: Summary, b: Summary) -> list[str]:
-    """The rules by which `b` duplicates `a`; empty when it does not."""
+    """The business rules by which `b` duplicates `a`; empty when it does not."""
     if not a.seller_name or _ident(a.seller_name) != _ident(b.seller_name):
         return []
     if a.invoice_number and _ident(a.invoice_number) == _ident(b.invoice_number):

@@ -26,6 +26,16 @@ UnsupportedFormat = _error("UnsupportedFormat", 415, "unsupported_media_type",
                            "The body is not an accepted document format")
 InvoiceNotFailed = _error("InvoiceNotFailed", 409, "invoice_not_failed",
                           "Only a failed invoice can be retried")
+InvoiceNotCompleted = _error("InvoiceNotCompleted", 409, "invoice_not_completed",
+                             "Only a completed invoice can be corrected or reviewed")
+ReviewNotRequired = _error("ReviewNotRequired", 409, "review_not_required",
+                           "This invoice has no review to resolve")
+InvalidCorrection = _error("InvalidCorrection", 422, "invalid_correction",
+                           "The correction is not a valid invoice-v1 value")
+WebhookUrlRefused = _error("WebhookUrlRefused", 422, "webhook_url_refused",
+                           "Deliveries to this URL are not allowed")
+OneFilePerRequest = _error("OneFilePerRequest", 400, "one_file_per_request",
+                           "One invoice per request")
 IdempotencyKeyReused = _error("IdempotencyKeyReused", 422, "idempotency_key_reused",
                               "This Idempotency-Key was used for a different request")
 Unavailable = _error("Unavailable", 503, "unavailable", "Storage or database unavailable")

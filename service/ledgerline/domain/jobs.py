@@ -41,11 +41,13 @@ class CallOutcome(str, enum.Enum):
     CANCELLED = "cancelled"    # stopped while the model ran (shutdown, lease lost): paid
     REFUSED = "refused"        # the pre-flight refused the file before any model saw it
     UNSTARTED = "unstarted"    # cancelled before the extraction process started
+    THROTTLED = "throttled"    # the provider refused for throughput before doing any work;
+                               # the job waits and tries again (not a failure of the invoice)
 
     @property
     def billed(self) -> bool:
         """Work that never reached a model costs nothing and is reported apart."""
-        return self not in (CallOutcome.REFUSED, CallOutcome.UNSTARTED)
+        return self not in (CallOutcome.REFUSED, CallOutcome.UNSTARTED, CallOutcome.THROTTLED)
 
 
 UNBILLED_OUTCOMES = tuple(o.value for o in CallOutcome if not o.billed)

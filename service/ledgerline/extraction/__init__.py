@@ -45,6 +45,8 @@ MODEL_CONFIG: dict = {
     "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
     "languages": list(LANGUAGES),
+    # line-item tables read by header geometry, arithmetic and net amounts of gross lines
+    "line_items": "header-geometry-1",
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": getattr(pdfminer, "__version__", "unknown"),

@@ -8,12 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from ..domain.providers import SHADOW_OPERATION
+
 WIDTH, HEIGHT = 960, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 36
 
 UNIQUE, REPEAT, OVERLAP = "#4e79a7", "#f28e2b", "#e15759"
 SPENT, AVOIDED, WOULD_BE = "#76716f", "#59a14f", "#b6dba8"
 HIT_RATE, WOULD_BE_RATE = "#4e79a7", "#9c755f"
+CANDIDATE = "#b07aa1"
 
 
 @dataclass(frozen=True)
@@ -44,13 +47,17 @@ def calls_chart(documents: list[dict]) -> str:
 
 
 def cost_chart(documents: list[dict]) -> str:
-    spent = [sum(op["cost"] for op in d["operations"]) for d in documents]
+    spent = [sum(op["cost"] for op in d["operations"] if op["operation"] != SHADOW_OPERATION)
+             for d in documents]
     avoided = [d["requests"]["cost_avoided"] for d in documents]
     would_be = [d["requests"].get("cost_would_be_avoided", 0.0) for d in documents]
-    return _grouped_bars("cost-chart", "Cost per day: spent, avoided, would be avoided (USD)",
-                         [d["day"] for d in documents],
+    candidate = [sum(op["cost"] for op in d["operations"] if op["operation"] == SHADOW_OPERATION)
+                 for d in documents]
+    return _grouped_bars("cost-chart", "Cost per day: spent, avoided, would be avoided, "
+                         "candidate provider (USD)", [d["day"] for d in documents],
                          [("spent", SPENT, spent), ("avoided", AVOIDED, avoided),
-                          ("would be avoided (shadow)", WOULD_BE, would_be)], _usd)
+                          ("would be avoided (shadow)", WOULD_BE, would_be),
+                          ("candidate provider (shadow spend)", CANDIDATE, candidate)], _usd)
 
 
 def hit_rate_chart(documents: list[dict]) -> str:
@@ -152,7 +159,8 @@ def legend(items: list[tuple[str, str]]) -> str:
 
 CALLS_LEGEND = [("unique", UNIQUE), ("repeats (a result cache removes these)", REPEAT),
                 ("overlapping (only in-flight joining removes these)", OVERLAP)]
-COST_LEGEND = [("spent", SPENT), ("avoided", AVOIDED), ("would be avoided (shadow mode)", WOULD_BE)]
+COST_LEGEND = [("spent", SPENT), ("avoided", AVOIDED), ("would be avoided (shadow mode)", WOULD_BE),
+               ("candidate provider (shadow spend)", CANDIDATE)]
 RATE_LEGEND = [("hit rate", HIT_RATE), ("would-be hit rate (shadow mode)", WOULD_BE_RATE)]
 
 

@@ -1,8 +1,13 @@
-"""The operator dashboard: the last 30 days of the duplicate-work report, as HTML and SVG.
+"""The operator dashboard: the last 30 days of the duplicate-work report, spend per provider and
+the shadow comparison, as HTML and SVG, and the review queue of every account.
 
-Sign-in: an operator key, either as `Authorization: Bearer` or through the login form,
-which keeps it in a Secure, HttpOnly, SameSite=Strict cookie scoped to /dashboard. The
-page runs no scripts: the charts are SVG drawn on the server.
+Sign-in: an operator key, either as `Authorization: Bearer` or through the login form. The
+form opens a server-side session (adapters/db/sessions.py); the cookie — Secure, HttpOnly,
+SameSite=Strict, scoped to /dashboard — holds only the session's random id, signed, never the
+key. Signing out deletes the session on the server, so a copied cookie is worthless after it;
+revoking the operator key ends its sessions too. Sign-ins are limited per address, and form
+posts from another origin (an `Origin` of `null` included) are refused. The page runs no
+scripts: the charts are SVG drawn on the server.
 """
 from __future__ import annotations
 
@@ -19,16 +24,27 @@ from flask import (
 )
 from markupsafe import Markup
 
-from ..domain.errors import Forbidden
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from ..adapters.db import invoices as reads
+from ..adapters.db import sessions
+from ..adapters.db.engine import transaction
+from ..adapters.db.keys import session_secret
+from ..domain.errors import Forbidden, RateLimited
+from ..domain.ratelimit import RateLimiter, retry_after_header
 from ..service_layer import report
-from . import charts
+from . import charts, limits
 from .auth import caller_for_secret, current_caller
 from .reports import require_operator
 
 bp = Blueprint("dashboard", __name__)
-COOKIE = "ledgerline_operator"
+COOKIE = "ledgerline_operator"   # a signed session id, never the key
 COOKIE_PATH = "/dashboard"
 SESSION_SECONDS = 8 * 3600
+SALT = "ledgerline.dashboard.session"
+SIGNER, SIGN_IN_LIMITER = "ledgerline.session_signer", "ledgerline.sign_ins"
+SIGN_INS_PER_MINUTE = 10   # per client address and API process, successful ones included
+MAX_COOKIE = 400
 DAYS = 30
 # Security headers for every page come from http.security; a signed-in page, whichever
 # way the key came, must not be kept by any cache.
@@ -39,6 +55,10 @@ def _services():
     return current_app.extensions["ledgerline"]
 
 
+class TooManySignIns(RateLimited):
+    code, title = "too_many_sign_ins", "Too many dashboard sign-ins from this address"
+
+
 def _operator(secret: str | None):
     """The operator this key belongs to; None for no key, an unknown one or another role."""
     if not secret:
@@ -47,28 +67,63 @@ def _operator(secret: str | None):
     return caller if caller is not None and caller.is_operator() else None
 
 
+def _signer() -> URLSafeTimedSerializer:
+    """Signs session ids with the secret every process reads from the database once."""
+    signer = current_app.extensions.get(SIGNER)
+    if signer is None:
+        with transaction(_services().engine, write=False) as conn:
+            secret = session_secret(conn)
+        signer = current_app.extensions[SIGNER] = URLSafeTimedSerializer(secret, salt=SALT)
+    return signer
+
+
+def _session_id() -> str | None:
+    """The session id of a cookie this service signed, unless it is older than a session."""
+    raw = request.cookies.get(COOKIE)
+    if not raw or len(raw) > MAX_COOKIE:
+        return None
+    try:
+        return _signer().loads(raw, max_age=SESSION_SECONDS)
+    except BadSignature:
+        return None
+
+
 def _operator_from_cookie():
-    return _operator(request.cookies.get(COOKIE))
+    """The operator whose live session the cookie names; an unknown or forged cookie counts
+    as a failed authentication of the address."""
+    limits.refuse_if_failing_too_often()
+    session_id = _session_id()
+    caller = None
+    if session_id:
+        with transaction(_services().engine, write=False) as conn:
+            caller = sessions.operator_of(conn, session_id)
+    if caller is None:
+        limits.count_auth_failure()
+    return caller
 
 
 @bp.get("/dashboard")
 def dashboard():
+    last = _last_day(request.args)
     if request.headers.get("Authorization"):
         require_operator(current_caller())  # a bearer key: the API's rules (401, 404)
-    elif _operator_from_cookie() is None:
-        signed_out = request.cookies.get(COOKIE) is not None
-        page = _page(LOGIN, error="That key is not an operator key." if signed_out else None)
-        resp = _html(page, 401 if signed_out else 200)
-        if signed_out:
-            resp.delete_cookie(COOKIE, path=COOKIE_PATH)
+    elif request.cookies.get(COOKIE) is None:
+        return _html(_page(LOGIN, error=None, to=request.args.get("to")))
+    elif _operator_from_cookie() is None:  # signed out, ran out, revoked, or forged
+        resp = _html(_page(LOGIN, error="Your session has ended; sign in with an operator "
+                                        "key.", to=request.args.get("to")), 401)
+        resp.delete_cookie(COOKIE, path=COOKIE_PATH)
         return resp
-    last = (report.parse_day(request.args["to"], "to") if "to" in request.args
-            else datetime.now(timezone.utc).date())
+    last = last or datetime.now(timezone.utc).date()
     span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
-    return _html(_page(DASHBOARD, span=span, days=documents,
+    agreement = report.agreement_report(services.engine, span)
+    with transaction(services.engine, write=False) as conn:
+        queue = reads.review_queue(conn)
+    return _html(_page(DASHBOARD, span=span, days=documents, review_queue=queue,
                        operations=_operation_totals(documents),
+                       spend=_spend_totals(documents), candidates=_agreement_totals(agreement),
                        totals=_totals(documents), price=services.settings.price_per_call,
                        calls_chart=Markup(charts.calls_chart(documents)),
                        cost_chart=Markup(charts.cost_chart(documents)),
@@ -82,28 +137,59 @@ def dashboard():
 @bp.post("/dashboard/login")
 def login():
     _same_origin()
+    _limit_sign_ins()
     secret = (request.form.get("key") or "").strip()
-    if _operator(secret) is None:
-        return _html(_page(LOGIN, error="That key is not an operator key."), 401)
-    resp = redirect("/dashboard", code=303)
-    resp.set_cookie(COOKIE, secret, max_age=SESSION_SECONDS, path=COOKIE_PATH, secure=True,
-                    httponly=True, samesite="Strict")
+    last = _last_day(request.form)
+    operator = _operator(secret)
+    if operator is None:
+        return _html(_page(LOGIN, error="That key is not an operator key.",
+                           to=request.form.get("to")), 401)
+    with transaction(_services().engine, write=True) as conn:
+        session_id = sessions.open_session(conn, operator.key_id, SESSION_SECONDS)
+    # Back to the days the operator asked for before signing in.
+    resp = redirect(f"/dashboard?to={last.isoformat()}" if last else "/dashboard", code=303)
+    resp.set_cookie(COOKIE, _signer().dumps(session_id), max_age=SESSION_SECONDS,
+                    path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
     return resp
 
 
 @bp.post("/dashboard/logout")
 def logout():
+    """Ends the session on the server, then forgets the cookie."""
     _same_origin()
+    session_id = _session_id()
+    if session_id:
+        with transaction(_services().engine, write=True) as conn:
+            sessions.end_session(conn, session_id)
     resp = redirect("/dashboard", code=303)
     resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
     return resp
 
 
+def _last_day(values):
+    """The `to` day of a query or form, validated (400 otherwise); None when not given."""
+    return report.parse_day(values["to"], "to") if "to" in values else None
+
+
 def _same_origin() -> None:
-    """Forms post only from this site (on top of the SameSite cookie)."""
+    """Forms post only from this site (on top of the SameSite cookie). `Origin: null` (a
+    sandboxed frame, a redirect across origins, a file) is another site, and so is a browser
+    that says the request is cross-site."""
     origin = request.headers.get("Origin")
-    if origin and origin != "null" and origin.rstrip("/") != request.host_url.rstrip("/"):
+    if origin is not None and origin.rstrip("/") != request.host_url.rstrip("/"):
         raise Forbidden("cross-site form posts are not accepted")
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        raise Forbidden("cross-site form posts are not accepted")
+
+
+def _limit_sign_ins() -> None:
+    limiter = current_app.extensions.get(SIGN_IN_LIMITER)
+    if limiter is None:
+        limiter = current_app.extensions[SIGN_IN_LIMITER] = RateLimiter(SIGN_INS_PER_MINUTE)
+    wait = limiter.take(limits.client_address())
+    if wait:
+        raise TooManySignIns(f"too many sign-ins from this address; retry in "
+                             f"{retry_after_header(wait)} s", retry_after=retry_after_header(wait))
 
 
 def _operation_totals(documents: list[dict]) -> list[dict]:
@@ -118,6 +204,45 @@ def _operation_totals(documents: list[dict]) -> list[dict]:
     return [{"operation": name, **row,
              "repeat_share": row["repeat_calls"] / row["calls"] if row["calls"] else 0.0}
             for name, row in sorted(totals.items())]
+
+
+SPEND_KEYS = ("calls", "cost", "provider_requests", "input_tokens", "output_tokens", "pages",
+              "throttled_calls")
+
+
+def _spend_totals(documents: list[dict]) -> list[dict]:
+    """Real spend per operation and provider over the days shown."""
+    totals: dict[tuple, dict] = {}
+    for doc in documents:
+        for row in doc.get("spend", []):
+            total = totals.setdefault((row["operation"], row["provider"]),
+                                      dict.fromkeys(SPEND_KEYS, 0))
+            for key in SPEND_KEYS:
+                total[key] += row[key]
+    return [{"operation": op, "provider": provider, **row}
+            for (op, provider), row in sorted(totals.items())]
+
+
+def _agreement_totals(documents: list[dict]) -> list[dict]:
+    """Per candidate provider: its shadow cost and, per field, agreement over the days shown."""
+    candidates: dict[tuple, dict] = {}
+    for doc in documents:
+        for c in doc["candidates"]:
+            total = candidates.setdefault((c["provider"], c["model"]), {
+                "provider": c["provider"], "model": c["model"], "calls": 0, "cost": 0.0,
+                "comparisons": 0, "fields": {}})
+            total["calls"] += c["calls"]
+            total["cost"] += c["cost"]
+            total["comparisons"] += c["comparisons"]
+            for f in c["fields"]:
+                field = total["fields"].setdefault(f["field"], {"agree": 0, "found": 0})
+                field["agree"] += f["agree"]
+                field["found"] += f["compared"] - f["neither"]
+    for total in candidates.values():
+        total["fields"] = [{"field": name, "agree": f["agree"], "found": f["found"],
+                            "rate": f["agree"] / f["found"] if f["found"] else None}
+                           for name, f in total["fields"].items()]
+    return list(candidates.values())
 
 
 def _totals(documents: list[dict]) -> dict:
@@ -182,6 +307,7 @@ LOGIN = """<header><h1>Ledgerline · duplicate work</h1></header>
  {% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
  <label for="key">Operator API key</label>
  <input id="key" name="key" type="password" autocomplete="off" required>
+ {% if to %}<input type="hidden" name="to" value="{{ to }}">{% endif %}
  <button type="submit">Sign in</button>
 </form>
 </main>
@@ -198,6 +324,15 @@ DASHBOARD = """<header><h1>Ledgerline · duplicate work, {{ span.first }} to {{ 
  <div>would be avoided (shadow)<b>{{ "{:,.2f}".format(totals.cost_would_be_avoided) }} USD</b></div>
  <div>cache hit rate<b>{% if totals.hit_rate is none %}–{% else %}{{ "{:.1%}".format(totals.hit_rate) }}{% endif %}</b></div>
 </div>
+
+<h2>Review queue</h2>
+<table id="review-queue">
+ <thead><tr><th>account</th><th class="n">invoices to review</th></tr></thead>
+ <tbody>
+ {% for account, waiting in review_queue %}<tr><td>{{ account }}</td><td class="n">{{ "{:,}".format(waiting) }}</td></tr>
+ {% else %}<tr><td colspan="2">Nothing waits for review.</td></tr>{% endfor %}
+ </tbody>
+</table>
 
 <h2>Model calls per day</h2>
 {{ calls_chart }}
@@ -226,6 +361,39 @@ DASHBOARD = """<header><h1>Ledgerline · duplicate work, {{ span.first }} to {{ 
  {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
  </tbody>
 </table>
+
+<h2>Spend per provider, last {{ days|length }} days</h2>
+<table id="spend">
+ <thead><tr><th>operation</th><th>provider</th><th class="n">calls</th><th class="n">cost USD</th>
+  <th class="n">requests</th><th class="n">input tokens</th><th class="n">output tokens</th>
+  <th class="n">pages</th><th class="n">throttled</th></tr></thead>
+ <tbody>
+ {% for s in spend %}<tr><td>{{ s.operation }}</td><td>{{ s.provider }}</td>
+  <td class="n">{{ "{:,}".format(s.calls) }}</td><td class="n">{{ "{:,.4f}".format(s.cost) }}</td>
+  <td class="n">{{ "{:,}".format(s.provider_requests) }}</td><td class="n">{{ "{:,}".format(s.input_tokens) }}</td>
+  <td class="n">{{ "{:,}".format(s.output_tokens) }}</td><td class="n">{{ "{:,}".format(s.pages) }}</td>
+  <td class="n">{{ "{:,}".format(s.throttled_calls) }}</td></tr>
+ {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
+ </tbody>
+</table>
+
+<h2>Shadow comparison: candidate providers, last {{ days|length }} days</h2>
+{% for c in candidates %}
+<p class="candidate">{{ c.provider }}{% if c.model %} ({{ c.model }}){% endif %}:
+ {{ "{:,}".format(c.comparisons) }} comparisons, {{ "{:,}".format(c.calls) }} calls,
+ shadow spend {{ "{:,.4f}".format(c.cost) }} USD</p>
+<table class="agreement">
+ <thead><tr><th>field</th><th class="n">agree</th><th class="n">found by either</th>
+  <th class="n">agreement</th></tr></thead>
+ <tbody>
+ {% for f in c.fields %}<tr><td>{{ f.field }}</td><td class="n">{{ "{:,}".format(f.agree) }}</td>
+  <td class="n">{{ "{:,}".format(f.found) }}</td>
+  <td class="n">{% if f.rate is none %}–{% else %}{{ "{:.1%}".format(f.rate) }}{% endif %}</td></tr>
+ {% endfor %}
+ </tbody>
+</table>
+{% else %}<p id="no-shadow">No shadow comparisons in these days (set LEDGERLINE_SHADOW_PROVIDER).</p>
+{% endfor %}
 
 <h2>Uploads per day</h2>
 <table id="days">

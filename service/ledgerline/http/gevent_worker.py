@@ -22,8 +22,8 @@ import time
 import gevent
 from gunicorn.workers.ggevent import GeventWorker
 
+from ..config import Settings
 from ..domain.errors import LedgerlineError
-from .edge_settings import EdgeSettings
 
 
 class BodyTimeout(LedgerlineError):
@@ -33,16 +33,17 @@ class BodyTimeout(LedgerlineError):
 class BoundedGeventWorker(GeventWorker):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.edge = EdgeSettings.from_env()
+        # Validated already: by `ledgerline serve`, or by gunicorn_conf for plain gunicorn.
+        self.settings = Settings.from_env()
 
     def timeout_ctx(self):
         # gunicorn reads each request's headers inside this context (keep-alive loop).
-        return gevent.Timeout(self.edge.header_timeout_seconds, False)
+        return gevent.Timeout(self.settings.header_timeout_seconds, False)
 
     def handle_request(self, listener_name, req, sock, addr):
         if req.body is not None:
-            req.body = DeadlineBody(req, time.monotonic() + self.edge.body_timeout_seconds,
-                                    self.edge.body_timeout_seconds)
+            req.body = DeadlineBody(req, time.monotonic() + self.settings.body_timeout_seconds,
+                                    self.settings.body_timeout_seconds)
         super().handle_request(listener_name, req, sock, addr)
 
     def handle_exit(self, sig, frame):

@@ -1,4 +1,5 @@
-"""Invoice endpoints: upload, get, list (JSON or CSV) and the original file."""
+"""Invoice endpoints: upload, get, list (JSON or CSV), the original file, corrections,
+review, history and deletion."""
 from __future__ import annotations
 
 import base64
@@ -12,26 +13,28 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context, url_for
 
 from ..adapters.db import invoices as reads
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, one_connection, transaction
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
-from ..domain.errors import BadRequest, NotFound, TooLarge, Unavailable
+from ..domain.errors import (BadRequest, NotFound, OneFilePerRequest, TooLarge, Unavailable,
+                             UnsupportedFormat)
 from ..domain.identity import valid_account_name
 from ..domain.jobs import JobStatus
 from ..formats import HEAD_BYTES, detect
 from ..service_layer.intake import authorise_upload, retry, upload
-from . import headers, limits
+from ..service_layer import corrections, deletion
+from . import exports, headers, limits
 from .auth import current_caller
 
 bp = Blueprint("invoices", __name__)
 MAX_PAGE = 200
-# `Prefer: wait` polls the status after this share of the time waited, within these bounds.
-WAIT_POLL_FIRST, WAIT_POLL_SHARE, WAIT_POLL_MAX = 0.005, 0.1, 0.1
 INVOICE_ID = re.compile(r"inv_[A-Za-z0-9]{1,28}")
 # No control characters (PostgreSQL cannot even compare text holding NUL), not only spaces;
 # the same rule as the seller parameter's pattern in schemas/openapi.yaml.
 SELLER = re.compile(r"[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*")
 ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-LIST_PARAMETERS = ("status", "issued_from", "issued_to", "seller", "cursor", "limit", "format")
+LIST_PARAMETERS = ("status", "issued_from", "issued_to", "seller", "review", "cursor", "limit",
+                   "format", "rows")
+CSV_ROWS = ("invoices", "line_items")
 MAX_CURSOR = 200
 # A cursor holds a creation time exactly as this service writes it: UTC, no other offset.
 CURSOR_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z?")
@@ -61,9 +64,10 @@ def create_invoice(account: str):
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     fresh = headers.wants_fresh(request.headers.get("Cache-Control"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = upload(services, caller, account, _body_stream(services), idempotency_key=key,
-                    fresh=fresh)
-    return _accepted(services, caller, account, result, asked)
+    body = _body_stream(services)
+    with one_connection(services.engine):  # connected only once the body is in
+        result = upload(services, caller, account, body, idempotency_key=key, fresh=fresh)
+        return _accepted(services, caller, account, result, asked)
 
 
 @bp.post("/v1/accounts/<account>/invoices/<invoice_id>/retry")
@@ -73,8 +77,9 @@ def retry_invoice(account: str, invoice_id: str):
     authorise_upload(caller, _account(account))
     key = headers.idempotency_key(request.headers.get("Idempotency-Key"))
     asked = headers.prefer_wait(request.headers.get("Prefer"))
-    result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
-    return _accepted(services, caller, account, result, asked)
+    with one_connection(services.engine):
+        result = retry(services, caller, account, _invoice_id(invoice_id), idempotency_key=key)
+        return _accepted(services, caller, account, result, asked)
 
 
 def _accepted(services, caller, account: str, result, asked: int):
@@ -104,35 +109,39 @@ def _body_stream(services):
         raise TooLarge(f"the upload is larger than {limit} bytes")
     if request.mimetype == "multipart/form-data":
         request.max_content_length = limit + 64 * 1024  # the form's own framing
-        file = request.files.get("file")
-        if file is None:
+        files = request.files.getlist("file")
+        if not files:
             raise BadRequest("multipart uploads need a form field named 'file'")
-        return file.stream
+        if len(files) > 1:
+            raise OneFilePerRequest(f"this request carries {len(files)} 'file' parts; upload "
+                                    "one invoice per request (`ledgerline upload` sends a "
+                                    "folder that way)")
+        return files[0].stream
     return request.stream
 
 
 def _wait_for(services, caller, account, invoice_id, seconds: int) -> dict:
     """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
-    read. Otherwise poll only the status, each time after a tenth of the time waited so far
-    (5 ms at first, at most 100 ms): the answer follows the result closely (a coarse backoff
-    alone used to add 100+ ms to every miss), and a long wait costs few queries. A worker in
-    this process (the embedded default) wakes the wait as soon as it ends a job. Then read the
-    whole invoice once."""
+    read. Otherwise wait for the job doing its work to end (adapters/job_endings.py: a worker
+    in this process, NOTIFY on PostgreSQL, the doorbell on SQLite), reading the status only
+    when told to look, never on a timer; then read the whole invoice once."""
     with transaction(services.engine, write=False) as conn:
         invoice = reads.get_invoice(conn, caller, account, invoice_id)
     if JobStatus(invoice["status"]).finished or seconds <= 0:
         return invoice
-    started = time.monotonic()
-    deadline = started + seconds
-    while True:
-        now = time.monotonic()
-        if now >= deadline:
-            break
-        delay = min(max(WAIT_POLL_FIRST, (now - started) * WAIT_POLL_SHARE), WAIT_POLL_MAX)
-        with services.job_finished:
-            services.job_finished.wait(min(delay, deadline - now))
-        with transaction(services.engine, write=False) as conn:
-            if JobStatus(reads.invoice_status(conn, caller, account, invoice_id)).finished:
+    deadline = time.monotonic() + seconds
+    with transaction(services.engine, write=False) as conn:
+        work_job_id = reads.invoice_progress(conn, caller, account, invoice_id).work_job_id
+    with services.job_endings.watch(work_job_id) as ended:
+        while True:
+            ended.clear()  # before the look: an end announced after it wakes the next wait
+            with transaction(services.engine, write=False) as conn:
+                progress = reads.invoice_progress(conn, caller, account, invoice_id)
+            if JobStatus(progress.status).finished:
+                break
+            let_go(services.engine)  # a wait holds no pooled connection
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not ended.wait(remaining):
                 break
     with transaction(services.engine, write=False) as conn:
         return reads.get_invoice(conn, caller, account, invoice_id)
@@ -184,11 +193,12 @@ def list_invoices(account: str):
     if not caller.can_enter(_account(account)):
         raise NotFound(f"no account {account!r}")
     flt = _list_filter(request.args)
+    as_csv = request.args.get("format") == "csv"
     with transaction(services.engine, write=False) as conn:
-        rows = reads.list_invoices(conn, caller, account, flt)
+        rows = reads.list_invoices(conn, caller, account, flt, with_document=as_csv)
     next_cursor = _cursor(rows[-1]) if len(rows) == flt.limit else None
-    if request.args.get("format") == "csv":
-        return _csv(rows, next_cursor)
+    if as_csv:
+        return _csv(rows, next_cursor, by_line=request.args.get("rows") == "line_items")
     return jsonify({"items": rows, "next_cursor": next_cursor})
 
 
@@ -203,21 +213,29 @@ def _list_filter(args) -> reads.ListFilter:
     fmt = args.get("format", "json")
     if fmt not in ("json", "csv"):
         raise BadRequest("format must be json or csv")
-    try:
-        raw_limit = args.get("limit", "50")
-        if not raw_limit.isascii() or not raw_limit.isdigit():  # int() also takes " 5", "1_0"
-            raise ValueError(raw_limit)
-        limit = int(raw_limit)
-    except ValueError:
-        raise BadRequest("limit must be an integer") from None
-    if not 1 <= limit <= MAX_PAGE:
-        raise BadRequest(f"limit must be between 1 and {MAX_PAGE}")
+    if args.get("rows", "invoices") not in CSV_ROWS:
+        raise BadRequest("rows must be invoices or line_items (CSV: one row per line item)")
+    review = args.get("review")
+    if review is not None and review not in reads.REVIEW_STATES:
+        raise BadRequest("review must be required or resolved")
+    limit = _list_limit(args)
     seller = args.get("seller")
     if seller is not None and (len(seller) > 200 or not SELLER.fullmatch(seller)):
         raise BadRequest("seller must be 1-200 printable characters, not only spaces")
     return reads.ListFilter(status=status, issued_from=_iso_date(args, "issued_from"),
-                            issued_to=_iso_date(args, "issued_to"), seller=seller,
+                            issued_to=_iso_date(args, "issued_to"), seller=seller, review=review,
                             after=_parse_cursor(args.get("cursor")), limit=limit)
+
+
+def _list_limit(args) -> int:
+    """`limit`: 1 to MAX_PAGE, default 50."""
+    raw = args.get("limit", "50")
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 4:  # int() also takes " 5", "1_0"
+        raise BadRequest("limit must be an integer")
+    limit = int(raw)
+    if not 1 <= limit <= MAX_PAGE:
+        raise BadRequest(f"limit must be between 1 and {MAX_PAGE}")
+    return limit
 
 
 def _iso_date(args, name: str) -> str | None:
@@ -253,16 +271,13 @@ def _parse_cursor(value: str | None):
         raise BadRequest("cursor is not one this service issued") from None
 
 
-CSV_COLUMNS = ["id", "status", "created_at", "content_hash", "uploaded_by", *reads.SUMMARY_FIELDS]
-
-
-def _csv(rows: list[dict], next_cursor: str | None) -> Response:
+def _csv(rows: list[dict], next_cursor: str | None, *, by_line: bool) -> Response:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(exports.header(by_line=by_line))
     for row in rows:
-        flat = {**row, **row["summary"], "uploaded_by": row["uploaded_by"]["key_id"]}
-        writer.writerow([_csv_safe(flat.get(col)) for col in CSV_COLUMNS])
+        for line in exports.rows(row, by_line=by_line):
+            writer.writerow([_csv_safe(value) for value in line])
     resp = Response(out.getvalue(), mimetype="text/csv")
     resp.headers["Content-Disposition"] = "attachment; filename=invoices.csv"
     if next_cursor:
@@ -283,3 +298,52 @@ def _is_number(text: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+# --- after extraction: corrections, review, history, deletion --------------------------------
+
+@bp.patch("/v1/accounts/<account>/invoices/<invoice_id>")
+def correct_invoice(account: str, invoice_id: str):
+    """Set or clear fields (and the line items): a new version of the invoice."""
+    services, caller = _services(), current_caller()
+    patch = corrections.parse_patch(_json_body())
+    return jsonify(corrections.correct(services, caller, _account(account),
+                                       _invoice_id(invoice_id), patch))
+
+
+@bp.post("/v1/accounts/<account>/invoices/<invoice_id>/review")
+def resolve_review(account: str, invoice_id: str):
+    services, caller = _services(), current_caller()
+    body = _json_body() if request.content_length else None
+    return jsonify(corrections.resolve_review(services, caller, _account(account),
+                                              _invoice_id(invoice_id), body))
+
+
+@bp.get("/v1/accounts/<account>/invoices/<invoice_id>/history")
+def invoice_history(account: str, invoice_id: str):
+    services, caller = _services(), current_caller()
+    items = corrections.history(services, caller, _account(account), _invoice_id(invoice_id))
+    return jsonify({"items": items})
+
+
+@bp.delete("/v1/accounts/<account>/invoices/<invoice_id>")
+def delete_invoice(account: str, invoice_id: str):
+    services, caller = _services(), current_caller()
+    deletion.delete_invoice(services, caller, _account(account), _invoice_id(invoice_id))
+    return Response(status=204)
+
+
+MAX_JSON_BODY = 4 * 1024 * 1024  # a thousand line items fit easily
+
+
+def _json_body():
+    """The request's JSON object; 400 for anything else."""
+    if request.mimetype != "application/json":
+        raise UnsupportedFormat("send Content-Type: application/json")
+    if request.content_length is not None and request.content_length > MAX_JSON_BODY:
+        raise TooLarge(f"a JSON body is at most {MAX_JSON_BODY} bytes")
+    request.max_content_length = MAX_JSON_BODY
+    body = request.get_json(silent=True)
+    if body is None:
+        raise BadRequest("the body is not JSON")
+    return body

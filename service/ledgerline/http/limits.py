@@ -17,9 +17,9 @@ from collections import Counter
 
 from flask import current_app, g, request
 
+from ..config import Settings
 from ..domain.errors import RateLimited
 from ..domain.ratelimit import RateLimiter, retry_after_header
-from .edge_settings import EdgeSettings
 
 EXTENSION = "ledgerline.limits"
 
@@ -59,14 +59,14 @@ class InFlight:
 
 
 class Limits:
-    def __init__(self, edge: EdgeSettings):
-        self.requests = InFlight(edge.max_requests_per_key)
-        self.waits = InFlight(edge.max_waits_per_key)
-        self.auth_failures = RateLimiter(edge.auth_failures_per_minute)
+    def __init__(self, settings: Settings):
+        self.requests = InFlight(settings.max_requests_per_key)
+        self.waits = InFlight(settings.max_waits_per_key)
+        self.auth_failures = RateLimiter(settings.auth_failures_per_minute)
 
 
-def install(app, edge: EdgeSettings) -> None:
-    app.extensions[EXTENSION] = Limits(edge)
+def install(app, settings: Settings) -> None:
+    app.extensions[EXTENSION] = Limits(settings)
 
     @app.teardown_request
     def _release(_exc):

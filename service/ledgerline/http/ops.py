@@ -12,13 +12,11 @@ from ..adapters.db.engine import transaction
 from ..adapters.storage import StorageUnavailable
 from ..domain.errors import Unauthenticated
 from .auth import bearer_secret, current_caller
-from .edge_settings import EdgeSettings
 from .reports import require_operator
 
 bp = Blueprint("ops", __name__)
 log = logging.getLogger(__name__)
 SNAPSHOT = "ledgerline.queue_snapshot"
-EDGE = "ledgerline.edge"
 
 
 @bp.get("/healthz")
@@ -52,12 +50,11 @@ def readyz():
 @bp.get("/metrics")
 def metrics_endpoint():
     """For the metrics token (no database lookup) or an operator key; to others it is not there."""
-    edge: EdgeSettings = current_app.extensions[EDGE]
+    token = current_app.extensions["ledgerline"].settings.metrics_token
     secret = bearer_secret()
     if secret is None:
         raise Unauthenticated("send Authorization: Bearer <metrics token or operator key>")
-    if not (edge.metrics_token and hmac.compare_digest(secret.encode(),
-                                                       edge.metrics_token.encode())):
+    if not (token and hmac.compare_digest(secret.encode(), token.encode())):
         require_operator(current_caller())
     body, content_type = metrics.render(current_app.extensions[SNAPSHOT])
     return Response(body, content_type=content_type)

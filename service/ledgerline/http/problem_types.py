@@ -27,6 +27,9 @@ TYPES: dict[str, ProblemType] = {
     "invalid_range": ProblemType(400, "Not a usable range of days", "Ask for one `day`, or for "
                                  "`from` and `to` together, `to` not before `from`, at most 366 "
                                  "days."),
+    "one_file_per_request": ProblemType(400, "One invoice per request", "A multipart upload "
+                                        "carries exactly one `file` part; send each invoice in "
+                                        "its own request (`ledgerline upload` does)."),
     "unauthenticated": ProblemType(401, "Missing or unknown API key", "Send `Authorization: "
                                    "Bearer <API key>` with a key created by `ledgerline keys "
                                    "create`."),
@@ -50,6 +53,22 @@ TYPES: dict[str, ProblemType] = {
     "invoice_not_failed": ProblemType(409, "Only a failed invoice can be retried", "The invoice "
                                       "is pending, running or completed; retry asks for a new "
                                       "attempt at a failed one."),
+    "invoice_not_completed": ProblemType(409, "Only a completed invoice can be corrected or "
+                                         "reviewed", "Wait for the extraction to finish (a "
+                                         "failed invoice can be retried first)."),
+    "review_not_required": ProblemType(409, "This invoice has no review to resolve", "Its "
+                                       "extraction did not ask for review, so there is nothing "
+                                       "to resolve."),
+    "invalid_correction": ProblemType(422, "The correction is not a valid invoice-v1 value",
+                                      "Each corrected field must take the form its field takes "
+                                      "in invoice-v1 (ISO dates, decimal strings, ISO 4217 "
+                                      "currencies, IBANs, texts within their width); `detail` "
+                                      "names the field and why. Nothing was changed."),
+    "webhook_url_refused": ProblemType(422, "Deliveries to this URL are not allowed",
+                                       "Webhooks go to public HTTPS addresses. Loopback, "
+                                       "private, link-local and metadata addresses, and plain "
+                                       "HTTP, are allowed only inside the operator's "
+                                       "LEDGERLINE_WEBHOOK_ALLOW_NETWORKS."),
     "idempotency_key_reused": ProblemType(422, "This Idempotency-Key was used for a different "
                                           "request", "A key names one operation. Retry that "
                                           "operation with it, or use a new key for a new one."),
@@ -59,6 +78,9 @@ TYPES: dict[str, ProblemType] = {
     "too_many_in_flight": ProblemType(429, "Too many requests in flight for this API key",
                                       "At most LEDGERLINE_MAX_REQUESTS_PER_KEY requests of one "
                                       "key are served at once; retry when one has finished."),
+    "too_many_sign_ins": ProblemType(429, "Too many dashboard sign-ins from this address",
+                                     "Sign-in attempts are limited per address; retry after "
+                                     "`Retry-After` seconds."),
     "too_many_auth_failures": ProblemType(429, "Too many failed authentications from this "
                                           "address", "Unknown keys from one address are limited "
                                           "(LEDGERLINE_AUTH_FAILURES_PER_MINUTE); retry after "

@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
-from ..adapters.db.engine import transaction
+from ..adapters.db import outbox
+from ..adapters.db.engine import let_go, transaction
 from ..adapters.db.notify import announce_new_job
 from ..adapters.storage import StorageUnavailable, original_key
 from ..domain.cache import CacheKey, RetryRequest, UploadRequest
@@ -67,29 +68,42 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
         if idempotency_key:
             # Fast path for retries: no second write of the original.
             with transaction(services.engine, write=False) as conn:
-                replay = _replay(conn, new_job)
+                replay = _replay(conn, new_job, services.settings.idempotency_key_ttl)
             if replay:
                 return replay
-        new_blob = _store_original(services, account, spooled)
-        try:
-            return _submit(services, new_job, new_blob)
-        except OriginalGone:
-            # A purge removed the recorded original between our look and our insert (the
-            # invoices -> blobs foreign key said so): store the file again and record it.
-            return _submit(services, new_job, _store_original(services, account, spooled))
+        for _attempt in range(ORIGINAL_RETRIES):
+            try:
+                return _submit(services, new_job, _store_original(services, account, spooled))
+            except OriginalGone:
+                # A purge or a deletion removed the original between our look and our
+                # insert (the invoices -> blobs foreign key, or the object's absence, said
+                # so): store the file again and record it.
+                continue
+        raise Unavailable("the original kept disappearing while it was stored; retry")
     except OperationalError as exc:
         raise Unavailable("the database is unavailable; nothing was accepted") from exc
+
+
+ORIGINAL_RETRIES = 3
 
 
 class OriginalGone(Exception):
     """The blob row an upload relied on was deleted before the upload committed."""
 
 
-def _replay(conn, job: job_table.NewJob) -> Upload | None:
-    """The operation under the caller's key, if any: replay it, or refuse a reused key."""
+def _replay(conn, job: job_table.NewJob, ttl_seconds: float, *,
+            writing: bool = False) -> Upload | None:
+    """The operation under the caller's key, if any: replay it, or refuse a reused key.
+
+    A key older than LEDGERLINE_IDEMPOTENCY_KEY_TTL names nothing any more: the same key then
+    starts a new operation (inside the write transaction the old job lets go of it)."""
     found = job_table.job_by_idempotency_key(conn, job.account, job.caller_id,
-                                             job.idempotency_key)
+                                             job.idempotency_key, ttl_seconds)
     if found is None:
+        return None
+    if found.expired:
+        if writing:
+            job_table.forget_idempotency_key(conn, found.id)
         return None
     if decide_replay(found.request_hash, job.request_hash) is Replay.KEY_REUSED:
         raise IdempotencyKeyReused(
@@ -106,6 +120,7 @@ def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int]
     with transaction(services.engine, write=False) as conn:
         if job_table.blob_key(conn, account, spooled.content_hash):
             return None
+    let_go(services.engine)  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:
         services.store.put_file(key, spooled.path, spooled.sha256())
@@ -137,13 +152,20 @@ def _original_gone(services, job: job_table.NewJob) -> bool:
 
 def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
     if job.idempotency_key:
-        replay = _replay(conn, job)
+        replay = _replay(conn, job, services.settings.idempotency_key_ttl, writing=True)
         if replay:
             return replay
-    if new_blob:
-        job_table.record_blob(conn, job.account, job.content_hash, *new_blob)
+    if new_blob and job_table.record_blob(conn, job.account, job.content_hash, *new_blob):
+        # A deletion of the file's last invoice may have removed the object we wrote before
+        # our row could exist (it deletes the object while it holds the row, and our insert
+        # waited for it): look before pointing an invoice at it.
+        if not services.store.exists(new_blob[0]):
+            raise OriginalGone(job.content_hash)
     decision = _decide(services, conn, job)
     invoice_id = job_table.insert_invoice(conn, job, decision.job_id)
+    if decision.outcome is CacheOutcome.HIT:
+        outbox.invoice_event(conn, job.account, invoice_id, "invoice.completed",
+                             decision.job_id)
     return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be)
 
 
@@ -236,13 +258,18 @@ def retry(services, caller: Caller, account: str, invoice_id: str, *,
 
 def _retry_once(services, conn, job: job_table.NewJob, invoice_id: str) -> Retry:
     if job.idempotency_key:
-        replay = _replay(conn, job)
+        replay = _replay(conn, job, services.settings.idempotency_key_ttl, writing=True)
         if replay:
             return Retry(replay.invoice_id, True, None)
     target = job_table.retry_target(conn, invoice_id)
+    if target is None:  # deleted since we read it
+        raise NotFound("no such invoice")
     if target.status != JobStatus.FAILED.value:
         raise InvoiceNotFailed(f"invoice {invoice_id} is {target.status}; only a failed "
                                "invoice can be retried")
     decision = _decide(services, conn, job, recorded_as=CacheOutcome.RETRY)
     job_table.follow(conn, target.job_id, decision.leader_id or decision.job_id)
+    if decision.outcome is CacheOutcome.HIT:
+        outbox.invoice_event(conn, job.account, invoice_id, "invoice.completed",
+                             decision.job_id)
     return Retry(invoice_id, False, decision.outcome)

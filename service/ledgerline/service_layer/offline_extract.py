@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import blake3
 
+from ..adapters.extractor import conform
 from ..extraction.errors import ExtractionError
 from ..formats import ACCEPTED, Format, accepted_names, detect_file
 
@@ -95,17 +96,15 @@ def content_hash(path: str) -> str:
     return f"blake3:{hasher.hexdigest()}"
 
 
-def answer(extractor, planned: Planned, conform=None) -> dict:
-    """The output line of one file: its document (through ``conform``, the port's
-    ``(document, content_hash=, versions=)``, when given: as the service would store it), or
-    the error that stopped it."""
+def answer(extractor, planned: Planned) -> dict:
+    """The output line of one file: its document, or the error that stopped it."""
     if planned.error is not None:
         return {"file": planned.path, "error": planned.error}
+    digest = content_hash(planned.path)
     try:
-        digest = content_hash(planned.path)
-        document = extractor.extract(planned.path, digest)
-        if conform is not None:
-            document = conform(document, content_hash=digest, versions=extractor.versions)
+        # the document exactly as the service would store it
+        document = conform(extractor.extract(planned.path, digest), content_hash=digest,
+                           versions=extractor.versions)
     except ExtractionError as exc:
         return {"file": planned.path, "error": {"code": exc.code, "message": exc.message}}
     except OSError as exc:

@@ -81,17 +81,20 @@ def duplicate_report(engine, settings, span: Days) -> list[dict]:
         for day in span:
             ops = queries.operation_rows(conn, day, lease_seconds=settings.lease_seconds)
             req = queries.request_row(conn, day)
-            documents.append(_document(day, ops, req, settings.price_per_call))
+            providers = queries.provider_rows(conn, day)
+            documents.append(_document(day, ops, req, settings.price_per_call, providers))
     return documents
 
 
-def _document(day: date, ops: list, req, price: Decimal) -> dict:
+def _document(day: date, ops: list, req, price: Decimal, providers: list = ()) -> dict:
     model_calls = sum(op.calls for op in ops)
     hits, joined = req.cache_hits, req.joined
     would_hits, would_joined = req.would_be_hits, req.would_be_joined
     return {
         "day": day.isoformat(),
         "operations": [_operation(op) for op in ops],
+        # Not in the contract: real spend per operation and provider, in the provider's units.
+        "spend": [_provider(row) for row in providers],
         "requests": {
             "total": req.total,
             # Not in the contract: new attempts for failed invoices, asked for on purpose
@@ -128,6 +131,55 @@ def _operation(op) -> dict:
         # file, or a cancellation came before the extraction started). Cost 0; not in `calls`.
         "unbilled_calls": op.unbilled_calls,
     }
+
+
+def _provider(row) -> dict:
+    return {"operation": row.operation, "provider": row.provider, "calls": row.calls, "cost": money(row.cost),
+            "throttled_calls": row.throttled_calls, "provider_requests": row.provider_requests,
+            "input_tokens": row.input_tokens, "output_tokens": row.output_tokens,
+            "pages": row.pages, "estimated_calls": row.estimated_calls}
+
+
+def agreement_report(engine, span: Days) -> list[dict]:
+    """Per day, per candidate provider: how often each field agreed with the serving provider
+    in the shadow comparison, and what the candidate cost (shadow spend)."""
+    from ..domain.providers import SHADOW_OPERATION, Agreement, FieldAgreement
+    from ..extraction.document import FIELD_NAMES
+
+    documents = []
+    with transaction(engine, write=False) as conn, unhurried(conn, REPORT_STATEMENT_SECONDS):
+        for day in span:
+            counts: dict[tuple, dict] = {}
+            serving: dict[tuple, str] = {}
+            for r in queries.agreement_rows(conn, day):
+                key = (r.candidate_provider, r.candidate_model)
+                serving[key] = r.serving_provider
+                counts.setdefault(key, {}).setdefault(r.field, {})[r.agreement] = int(r.n)
+            spend = {row.provider: row for row in queries.provider_rows(conn, day)
+                     if row.operation == SHADOW_OPERATION}
+            candidates = []
+            for (provider, model), fields in sorted(counts.items()):
+                rows = [FieldAgreement(name, sum(f.values()), *(f.get(a.value, 0) for a in Agreement))
+                        for name in FIELD_NAMES if (f := fields.get(name))]
+                candidates.append(_candidate(provider, model, serving[(provider, model)], rows,
+                                             spend.pop(provider, None)))
+            # A candidate that was paid but never compared (every run failed) still cost.
+            candidates += [_candidate(provider, None, None, [], row)
+                           for provider, row in sorted(spend.items())]
+            documents.append({"day": day.isoformat(), "candidates": candidates})
+    return documents
+
+
+def _candidate(provider, model, serving_provider, rows, spend) -> dict:
+    return {"provider": provider, "model": model, "serving_provider": serving_provider,
+            "comparisons": max((r.compared for r in rows), default=0),
+            "calls": spend.calls if spend else 0,
+            "cost": money(spend.cost) if spend else 0.0,
+            "fields": [{"field": r.field, "compared": r.compared, "agree": r.agree,
+                        "differ": r.differ, "only_serving": r.only_serving,
+                        "only_candidate": r.only_candidate, "neither": r.neither,
+                        "agreement": None if r.rate is None else round(r.rate, 4)}
+                       for r in rows]}
 
 
 def money(value) -> float:

@@ -2,15 +2,18 @@
 
 What goes, once older than the horizon:
 - ledger rows (model_calls) of whole UTC days before it, once ended: the duplicate-work report
-  for those days then shows nothing;
+  for those days then shows nothing; the shadow comparison's rows (shadow_fields) of those days;
 - finished jobs that no invoice and no other job refers to (today: jobs whose invoice was
   deleted, and replayed traffic), then results that no job and no cache entry refers to;
 - originals (row and object) that no invoice and no job in flight uses, and objects in the store
   the database never recorded (an upload that died between storing and committing): these are
   recorded first and deleted by a later run once they stayed unused for the horizon.
-What stays: invoices and everything they show, cache entries and their results (they are what
-makes repeat uploads free), accounts and keys. Per-account invoice retention and deletion build
-on this function: delete the invoices, and the next purge removes what only they used.
+- invoices older than their account's retention (`ledgerline accounts set-retention`), each
+  deleted with what only it used (service_layer/deletion.py), first;
+- webhook deliveries (and their log) that ended before the horizon, dashboard sessions that
+  ran out, and objects left under an account that no longer exists.
+What stays: other invoices and everything they show, cache entries and their results (they are
+what makes repeat uploads free), accounts and keys.
 
 Safe to run on several hosts at once and again after an interruption: every step is a small
 conditional delete that skips rows another purge holds. An original is removed only while its
@@ -25,10 +28,13 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
+from ..adapters.db import lifecycle_retention as lifecycle_sql
 from ..adapters.db import retention as sql
+from ..adapters.db.deletion import account_exists
 from ..adapters.db.clock import db_now
 from ..adapters.db.engine import transaction
 from ..adapters.storage import parse_original_key
+from .deletion import purge_expired
 
 log = logging.getLogger(__name__)
 BATCH = 1000
@@ -44,10 +50,16 @@ class Purged:
     results: int = 0
     originals: int = 0
     adopted: int = 0   # unrecorded objects now recorded, for a later run to delete
+    shadow_fields: int = 0
+    invoices: int = 0  # past their account's retention (accounts set-retention)
+    deliveries: int = 0  # webhook deliveries that ended before the horizon, with their log
+    sessions: int = 0  # dashboard sessions that ran out
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "jobs": self.jobs, "results": self.results,
-                "originals": self.originals, "adopted_objects": self.adopted}
+                "originals": self.originals, "adopted_objects": self.adopted,
+                "shadow_fields": self.shadow_fields, "invoices": self.invoices,
+                "webhook_deliveries": self.deliveries, "sessions": self.sessions}
 
 
 def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
@@ -56,7 +68,13 @@ def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
     if seconds < 0:
         raise ValueError("the horizon must not be negative")
     done = Purged()
+    # First the invoices past their account's retention: what only they used then goes
+    # below (and most of it already with them).
+    done.invoices = purge_expired(services)
+    done.deliveries = _repeat(services, lifecycle_sql.purge_deliveries, seconds, batch)
+    done.sessions = _repeat(services, lifecycle_sql.purge_sessions, seconds, batch)
     done.calls = _repeat(services, sql.purge_calls, seconds, batch)
+    done.shadow_fields = _repeat(services, sql.purge_shadow_fields, seconds, batch)
     done.jobs = _repeat(services, sql.purge_jobs, seconds, batch)
     done.results = _repeat(services, sql.purge_results, seconds, batch)
     done.originals = _purge_originals(services, seconds, batch)
@@ -108,12 +126,16 @@ def _adopt(services, page) -> int:
         return 0
     with transaction(services.engine, write=False) as conn:
         known = sql.known_originals(conn, [pair for pair, _ in page])
-    adopted = 0
+    adopted, orphaned = 0, []
     with transaction(services.engine, write=True) as conn:
         for (account, content_hash), stored in page:
             if (account, content_hash) not in known:
-                adopted += sql.adopt_original(conn, account, content_hash, stored.key,
-                                              stored.size)
+                if sql.adopt_original(conn, account, content_hash, stored.key, stored.size):
+                    adopted += 1
+                elif not account_exists(conn, account):
+                    orphaned.append(stored.key)
+    for key in orphaned:  # a deleted account's late upload: nobody can ever use it
+        services.store.delete(key)
     return adopted
 
 

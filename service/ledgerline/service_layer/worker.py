@@ -20,14 +20,17 @@ from sqlalchemy.exc import OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
-from ..adapters.db.engine import transaction
+from ..adapters.db.engine import let_go, one_connection, transaction
 from ..adapters.extractor import conform
+from ..adapters.providers.base import CallContext, Throttled
 from ..adapters.sandbox import Cancelled, Refused
 from ..adapters.storage import ObjectNotFound, StorageUnavailable
 from ..domain.jobs import (RENEWAL_RETRY_SECONDS, CallOutcome, renew_interval, retry_delay,
                            should_retry)
+from ..domain.providers import throttle_delay
 from ..extraction.errors import ExtractionError
 from ..formats import detect_file
+from . import dispatch
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
@@ -126,7 +129,8 @@ class Worker:
         self.extractor = extractor or services.extractor
         self.name = name or worker_name()
         self.poll_interval = poll_interval
-        self._backoff = 0.0  # set after an outage of the object store
+        self._backoff = 0.0  # set after an outage of the object store or a throttled call
+        self.throttled_in_a_row = 0  # the provider's answers, for its backoff
         self._stop = threading.Event()
         self._claim_unsure = False  # a claim's acknowledgement was lost
 
@@ -137,7 +141,10 @@ class Worker:
         wake = self.services.work_available
         while not stop.is_set():
             try:
-                worked = self.run_once()
+                # A job's writes share one connection (one checkout and ping, not one each);
+                # it is given back while the model runs.
+                with one_connection(self.services.engine):
+                    worked = self.run_once()
             except OperationalError as exc:  # the database is away: wait, then reconnect
                 log.warning("worker %s: database unavailable (%s); retrying",
                             self.name, type(exc.orig).__name__)
@@ -173,7 +180,7 @@ class Worker:
         if isinstance(job, job_table.Exhausted):
             log.warning("job %s: failed after its last attempt (%s)", job.job_id,
                         job_table.ATTEMPTS_EXHAUSTED)
-            self._notify()
+            self.services.job_endings.announce(job.job_id)
             return True
         keeper = LeaseKeeper(self.services, job, on_lost=self._stop_extraction)
         keeper.start()
@@ -190,7 +197,7 @@ class Worker:
             keeper.stop()
             if keeper.lost.is_set():
                 self._resume_extraction()
-            self._notify()
+            self.services.job_endings.announce(job.claim.job_id)
         return True
 
     def _claim(self):
@@ -206,10 +213,6 @@ class Worker:
         except OperationalError:
             self._claim_unsure = True
             raise
-
-    def _notify(self) -> None:
-        with self.services.job_finished:
-            self.services.job_finished.notify_all()
 
     def _stop_extraction(self) -> None:
         cancel = getattr(self.extractor, "cancel", None)
@@ -249,6 +252,7 @@ class Attempt:
         self.worker, self.job, self.keeper = worker, job, keeper
         self.services = worker.services
         self.call: job_table.Call | None = None
+        self.meter: dispatch.LedgerMeter | None = None
         self._call_ended = False
 
     def run(self) -> None:
@@ -259,12 +263,14 @@ class Attempt:
                 return
             self.call = job_table.Call(call_id=job_table.new_id("call"), operation=OPERATION,
                                        job=self.job, request_hash=self.job.cache_key,
-                                       cost=settings.price_per_call)
+                                       **dispatch.opening(self.worker.extractor, settings))
+            self.meter = dispatch.LedgerMeter(self.worker, self.call)
             self.worker.write(lambda conn: job_table.start_call(conn, self.call))
-            metrics.model_call_started(settings.price_per_call)
+            metrics.model_call_started(self.call.cost)
+            let_go(self.services.engine)
             document = self._extract(path)
-        if document is not None:
-            self._publish(document)
+            if document is not None and self._publish(document):
+                dispatch.shadow_compare(self, path, document)
 
     def _fetch(self, directory: str) -> str | None:
         """The original in `directory`, named with the suffix of what its content is (PDF,
@@ -290,10 +296,17 @@ class Attempt:
 
     def _extract(self, path: str) -> dict | None:
         extractor = self.worker.extractor
+        context = CallContext(job_id=self.job.claim.job_id, storage_key=self.job.storage_key,
+                              meter=self.meter)
         try:
-            document = metrics.timed_extraction(extractor.extract, path, self.job.content_hash)
+            document = metrics.timed_extraction(dispatch.run, extractor, path,
+                                                self.job.content_hash, context)
+            self.worker.throttled_in_a_row = 0
             return conform(document, content_hash=self.job.content_hash,
                            versions=extractor.versions)
+        except Throttled as exc:
+            self.end_call(CallOutcome.THROTTLED)
+            self._throttled(exc)
         except Cancelled as exc:
             self.end_call(CallOutcome.UNSTARTED if exc.before_start else CallOutcome.CANCELLED)
             self._after_cancel(started=not exc.before_start)
@@ -309,6 +322,15 @@ class Attempt:
             self.finish_failed("extraction_error", type(exc).__name__)
         return None
 
+    def _throttled(self, exc: Throttled) -> None:
+        """Not the invoice's fault: the job goes back to the queue after the provider's backoff
+        (its attempt refunded), and this worker pauses as long before claiming again."""
+        self.worker.throttled_in_a_row += 1
+        delay = throttle_delay(self.worker.throttled_in_a_row, exc.retry_after)
+        self.worker._backoff = max(self.worker._backoff, delay)
+        self._release(after=delay, error=(exc.code, exc.message), refund_attempt=True)
+        log.info("job %s: provider throttled; retrying in %.1f s", self.job.claim.job_id, delay)
+
     def _after_cancel(self, *, started: bool) -> None:
         if self.keeper.lost.is_set():  # the lease is gone: the job is another worker's now
             return
@@ -317,31 +339,52 @@ class Attempt:
         self._release(after=0.0, refund_attempt=not started)
         log.info("job %s handed back on shutdown", self.job.claim.job_id)
 
-    def _publish(self, document: dict) -> None:
+    def _publish(self, document: dict) -> bool:
+        """Publish and end the call in one transaction (the outcome follows the publish)."""
         result_id = job_table.new_id("res")
         record = self.services.settings.cache_mode.records_results
+
+        def publish_and_end_call(conn) -> bool:
+            published = job_table.publish(conn, self.job, document, result_id=result_id,
+                                          record_in_cache=record)
+            job_table.finish_call(conn, self.call.call_id, CallOutcome.PUBLISHED if published
+                                  else CallOutcome.DISCARDED, call=self.call,
+                                  progress=self._progress())
+            return published
+
         try:
-            published = self.worker.write(lambda conn: job_table.publish(
-                conn, self.job, document, result_id=result_id, record_in_cache=record))
+            published = self.worker.write(publish_and_end_call)
         except OperationalError:
             raise
         except Exception as exc:  # the database refused the result itself
             log.exception("job %s: the result could not be stored", self.job.claim.job_id)
             self.end_call(CallOutcome.FAILED)
             self.finish_failed("result_unstorable", f"{type(exc).__name__} storing the result")
-            return
-        self.end_call(CallOutcome.PUBLISHED if published else CallOutcome.DISCARDED)
+            return False
+        self._count_end(CallOutcome.PUBLISHED if published else CallOutcome.DISCARDED)
         if not published:
             metrics.PUBLISHES_REJECTED.inc()
             log.warning("job %s: lease lost; result discarded (token %s)",
                         self.job.claim.job_id, self.job.claim.token)
+        return published
 
     def end_call(self, outcome: CallOutcome) -> None:
         if self.call is None or self._call_ended:
             return
+        self._count_end(outcome)
+        self.worker.write(lambda conn: job_table.finish_call(
+            conn, self.call.call_id, outcome, call=self.call, progress=self._progress()))
+
+    def _count_end(self, outcome: CallOutcome) -> None:
         self._call_ended = True
         metrics.MODEL_CALLS.labels(outcome.value).inc()
-        self.worker.write(lambda conn: job_table.finish_call(conn, self.call.call_id, outcome))
+        progress = self._progress()
+        if progress is not None and outcome.billed:
+            metrics.MODEL_COST.inc(float(progress.cost))
+
+    def _progress(self):
+        """The provider's latest counts for this call (tokens, pages, cost), if it reports any."""
+        return self.meter.latest if self.meter is not None else None
 
     def finish_failed(self, code: str, message: str, *, transient: bool = False) -> None:
         attempts = self.job.attempts

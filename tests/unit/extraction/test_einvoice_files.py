@@ -141,3 +141,9 @@ def test_the_extract_command_takes_xml(tmp_path):
     assert [d["source"] for d in documents] == ["xml", "xml"]
     assert documents[1]["fields"]["gross_total"]["value"] == einvoices.make("cii", 3)[1][
         "gross_total"]
+
+    # in a directory too: told by content, not by name
+    result = CliRunner().invoke(main, ["extract", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["file"] for line in result.output.splitlines()] == [
+        str(ubl), str(cii)]

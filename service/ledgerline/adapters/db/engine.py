@@ -16,6 +16,7 @@ fresh connection next time.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import os
 from collections.abc import Iterator
@@ -109,6 +110,53 @@ def insert_for(conn: Connection):
     return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
 
+class _Held:
+    """The pooled connection every transaction of a block shares, checked out when the first
+    one starts (so a block that never reaches the database holds nothing)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.conn: Connection | None = None
+
+    def connection(self) -> Connection:
+        if self.conn is not None and self.conn.invalidated:  # lost in an outage
+            self.let_go()
+        if self.conn is None or self.conn.closed:
+            self.conn = self.engine.connect()
+        return self.conn
+
+    def let_go(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+_held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("ledgerline_held",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def one_connection(engine: Engine) -> Iterator[None]:
+    """Every `transaction` on `engine` inside this block uses one pooled connection: one
+    checkout and one pre-ping for a whole request (a cache hit runs three transactions)
+    instead of one each. Never hold it across a wait: see `let_go`."""
+    held = _Held(engine)
+    token = _held.set(held)
+    try:
+        yield
+    finally:
+        _held.reset(token)
+        held.let_go()
+
+
+def let_go(engine: Engine) -> None:
+    """Give the block's connection back to the pool now (before a long wait); the next
+    transaction checks one out again."""
+    held = _held.get()
+    if held is not None and held.engine is engine:
+        held.let_go()
+
+
 @contextlib.contextmanager
 def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
     """One transaction; rolls back unless the block finishes without an exception.
@@ -117,14 +165,27 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
     snapshot anyway, so BEGIN and COMMIT would only add two round trips to each read (a cache
     hit makes three reads).
     """
-    with engine.connect() as conn:
-        if write:
-            conn = conn.execution_options(**{WRITE: True})
-        elif conn.dialect.name == "postgresql":
-            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-        with conn.begin():
-            yield conn
+    held = _held.get()
+    if held is not None and held.engine is engine and not (
+            held.conn is not None and held.conn.in_transaction()):
+        conn = _for(held.connection(), write)
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            held.let_go()  # whatever went wrong, the next transaction starts on a fresh checkout
+            raise
+        return
+    with engine.connect() as conn, _for(conn, write).begin():
+        yield conn
 
+
+def _for(conn: Connection, write: bool) -> Connection:
+    """Set (in place, on a held connection too) what kind of transaction comes next."""
+    if conn.dialect.name == "postgresql":
+        level = conn.default_isolation_level if write else "AUTOCOMMIT"
+        return conn.execution_options(isolation_level=level)
+    return conn.execution_options(**{WRITE: write})
 
 
 def sqlite_path(url: str) -> str | None:

@@ -1,13 +1,18 @@
-"""Read side: invoices as callers see them. Visibility is applied in every query."""
+"""Read side: invoices as callers see them. Visibility is applied in every query.
+
+An invoice shows the model's result with its own corrections on top (domain.corrections);
+once corrected, its summary columns (filters, CSV, duplicate lookup) are its own.
+"""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, func, or_, select
+from sqlalchemy import Connection, and_, case, func, or_, select, union
 
-from ...domain.duplicates import Summary, matched_on
+from ...domain.corrections import SUMMARY_FIELDS, corrected_document
+from ...domain.duplicates import CONTENT_HASH, Summary, matched_on, search_key
 from ...domain.identity import Caller
 from .tables import api_keys, blobs, invoices, jobs, results
 
@@ -17,8 +22,14 @@ _status = case((_joined, _leader.c.status), else_=jobs.c.status)
 _result_id = case((_joined, _leader.c.result_id), else_=jobs.c.result_id)
 _error_code = case((_joined, _leader.c.error_code), else_=jobs.c.error_code)
 _error_message = case((_joined, _leader.c.error_message), else_=jobs.c.error_message)
+_corrected = invoices.c.corrected_at.is_not(None)
 
-SUMMARY_FIELDS = ("invoice_number", "issue_date", "seller_name", "gross_total", "currency")
+REVIEW_STATES = ("required", "resolved")
+
+
+def _own(name: str):
+    """The invoice's value of a summary column: its own once corrected, else the model's."""
+    return case((_corrected, invoices.c[name]), else_=results.c[name])
 
 
 @dataclass(frozen=True)
@@ -26,7 +37,8 @@ class ListFilter:
     status: str | None = None
     issued_from: str | None = None   # ISO dates, inclusive
     issued_to: str | None = None
-    seller: str | None = None        # case-insensitive substring of the seller name
+    seller: str | None = None        # a part of the seller name, case and spacing aside
+    review: str | None = None        # required | resolved
     after: tuple[datetime, str] | None = None  # cursor: (created_at, id) of the last row seen
     limit: int = 50
 
@@ -44,7 +56,10 @@ def _query(*extra_columns):
                invoices.c.created_at, invoices.c.uploaded_by, api_keys.c.role.label("uploader_role"),
                api_keys.c.name.label("uploader_name"), _status.label("status"),
                _error_code.label("error_code"), _error_message.label("error_message"),
-               *(results.c[name] for name in SUMMARY_FIELDS), *extra_columns)
+               invoices.c.version, invoices.c.review_resolved_at,
+               invoices.c.review_resolved_by, results.c.review_required,
+               *(_own(name).label(name) for name in SUMMARY_FIELDS),
+               _own("seller_key").label("seller_key"), *extra_columns)
         .select_from(
             invoices.join(jobs, jobs.c.id == invoices.c.job_id)
             .outerjoin(_leader, _leader.c.id == jobs.c.leader_id)
@@ -56,30 +71,66 @@ def _query(*extra_columns):
 def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str) -> dict | None:
     if not caller.can_enter(account):
         return None
-    row = conn.execute(_query(results.c.document)
+    row = conn.execute(_query(results.c.document, invoices.c.corrections)
                        .where(_visible(caller, account), invoices.c.id == invoice_id)).first()
     if row is None:
         return None
     view = _view(row, with_document=True)
-    view["possible_duplicates"] = _business_duplicates(conn, caller, account, row)
+    view["possible_duplicates"] = _possible_duplicates(conn, caller, account, row)
     return view
 
 
-def _business_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
-    """Other files in the account, among those the caller may see, that bill the same thing."""
-    if not row.seller_name:
-        return []
+def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_id: str):
+    """The invoice with its document and overlay, locked against concurrent corrections
+    (SQLite: the write transaction already holds the database's single write lock)."""
+    if not caller.can_enter(account):
+        return None
+    return conn.execute(_query(results.c.document, invoices.c.corrections)
+                        .where(_visible(caller, account), invoices.c.id == invoice_id)
+                        .with_for_update(of=invoices)).first()
+
+
+def shown_document(row) -> dict | None:
+    """The extraction as the invoice shows it: the model's with the invoice's corrections."""
+    if not row.document:
+        return None
+    overlay = json.loads(row.corrections) if row.corrections else None
+    return corrected_document(json.loads(row.document), overlay)
+
+
+def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
+    """Other invoices of the account, among those the caller may see: the same file, then
+    other files that bill the same thing (domain.duplicates)."""
+    same_file = conn.execute(
+        select(invoices.c.id)
+        .where(_visible(caller, account), invoices.c.content_hash == row.content_hash,
+               invoices.c.id != row.id)
+        .order_by(invoices.c.created_at, invoices.c.id)).scalars()
+    found = [{"id": other, "matched_on": CONTENT_HASH} for other in same_file]
+    if not row.seller_key:
+        return found
     mine = _summary(row)
-    candidates = conn.execute(
-        _query().where(_visible(caller, account), invoices.c.content_hash != row.content_hash,
-                       func.lower(results.c.seller_name) == row.seller_name.lower())
-        .order_by(invoices.c.created_at).limit(50)).all()
-    found = []
-    for other in candidates:
+    for other in conn.execute(_same_seller(caller, account, row)).all():
         rules = matched_on(mine, _summary(other))
         if rules:
             found.append({"id": other.id, "matched_on": rules})
     return found
+
+
+def _same_seller(caller: Caller, account: str, row):
+    """Every invoice of another file whose seller key is this one's: through the results of
+    that seller (ix_results_account_seller_key, then the jobs that published or follow them)
+    and through invoices corrected to that seller (ix_invoices_account_seller_key)."""
+    published = select(jobs.c.id).where(jobs.c.result_id.in_(
+        select(results.c.id).where(results.c.account == account,
+                                   results.c.seller_key == row.seller_key)))
+    their_jobs = union(published, select(jobs.c.id).where(jobs.c.leader_id.in_(published)))
+    return (_query()
+            .where(_visible(caller, account), invoices.c.content_hash != row.content_hash,
+                   or_(invoices.c.job_id.in_(their_jobs),
+                       and_(_corrected, invoices.c.account == account,
+                            invoices.c.seller_key == row.seller_key)))
+            .order_by(invoices.c.created_at, invoices.c.id))
 
 
 def _summary(row) -> Summary:
@@ -87,38 +138,56 @@ def _summary(row) -> Summary:
                    gross_total=row.gross_total, issue_date=row.issue_date)
 
 
-def invoice_status(conn: Connection, caller: Caller, account: str, invoice_id: str) -> str | None:
-    """Only the status (the leader's, for a joined upload): what a waiting request polls."""
+@dataclass(frozen=True)
+class Progress:
+    status: str
+    work_job_id: str  # the job doing the invoice's work: its leader, when it follows one
+
+
+def invoice_progress(conn: Connection, caller: Caller, account: str,
+                     invoice_id: str) -> Progress | None:
+    """The status (the leader's, for a joined upload) and the job whose end a waiting request
+    listens for."""
     if not caller.can_enter(account):
         return None
-    return conn.execute(
-        select(_status)
+    row = conn.execute(
+        select(_status.label("status"),
+               func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
         .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
                      .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
         .where(_visible(caller, account), invoices.c.id == invoice_id)
-    ).scalar()
+    ).first()
+    return Progress(row.status, row.work_job_id) if row else None
 
 
-def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter) -> list[dict]:
+def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter, *,
+                  with_document: bool = False) -> list[dict]:
+    """A page of invoices, newest first; `with_document` adds each one's extraction (CSV)."""
     if not caller.can_enter(account):
         return []
     conds = [_visible(caller, account)]
     if flt.status:
         conds.append(_status == flt.status)
     if flt.issued_from:
-        conds.append(results.c.issue_date >= flt.issued_from)
+        conds.append(_own("issue_date") >= flt.issued_from)
     if flt.issued_to:
-        conds.append(results.c.issue_date <= flt.issued_to)
+        conds.append(_own("issue_date") <= flt.issued_to)
     if flt.seller:
-        conds.append(func.lower(results.c.seller_name).contains(flt.seller.lower(), autoescape=True))
+        conds.append(_own("seller_key").contains(search_key(flt.seller), autoescape=True))
+    if flt.review == "required":
+        conds += [_status == "completed", results.c.review_required.is_(True),
+                  invoices.c.review_resolved_at.is_(None)]
+    elif flt.review == "resolved":
+        conds.append(invoices.c.review_resolved_at.is_not(None))
     if flt.after:
         ts, last_id = flt.after
         conds.append(or_(invoices.c.created_at < ts,
                          and_(invoices.c.created_at == ts, invoices.c.id < last_id)))
-    rows = conn.execute(_query().where(*conds)
+    extra = (results.c.document, invoices.c.corrections) if with_document else ()
+    rows = conn.execute(_query(*extra).where(*conds)
                         .order_by(invoices.c.created_at.desc(), invoices.c.id.desc())
                         .limit(flt.limit)).all()
-    return [_view(r, with_document=False) for r in rows]
+    return [_view(r, with_document=with_document) for r in rows]
 
 
 def file_location(conn: Connection, caller: Caller, account: str, invoice_id: str) -> str | None:
@@ -132,6 +201,20 @@ def file_location(conn: Connection, caller: Caller, account: str, invoice_id: st
     ).scalar()
 
 
+def review_state(row) -> dict | None:
+    """None until the invoice completed; then whether its extraction asks for review."""
+    if row.status != "completed":
+        return None
+    if row.review_resolved_at is not None:
+        state = "resolved"
+    else:
+        state = "required" if row.review_required else "not_required"
+    return {"state": state,
+            "resolved_at": (row.review_resolved_at.isoformat().replace("+00:00", "Z")
+                            if row.review_resolved_at else None),
+            "resolved_by": row.review_resolved_by}
+
+
 def _view(row, *, with_document: bool) -> dict:
     view = {
         "id": row.id,
@@ -143,9 +226,23 @@ def _view(row, *, with_document: bool) -> dict:
         "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
         "error": ({"code": row.error_code, "message": row.error_message}
                   if row.status == "failed" else None),
+        "version": row.version,
+        "review": review_state(row),
     }
     if with_document:
-        view["extraction"] = json.loads(row.document) if row.document else None
+        view["extraction"] = shown_document(row)
     else:
         view["summary"] = {name: getattr(row, name) for name in SUMMARY_FIELDS}
     return view
+
+
+def review_queue(conn: Connection) -> list[tuple[str, int]]:
+    """(account, invoices waiting for review) of every account that has any."""
+    waiting = (select(invoices.c.account, func.count().label("waiting"))
+               .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
+                            .outerjoin(_leader, _leader.c.id == jobs.c.leader_id)
+                            .join(results, results.c.id == _result_id))
+               .where(_status == "completed", results.c.review_required.is_(True),
+                      invoices.c.review_resolved_at.is_(None))
+               .group_by(invoices.c.account).order_by(invoices.c.account))
+    return [(r.account, r.waiting) for r in conn.execute(waiting)]

@@ -13,12 +13,15 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
+from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select, update
 
+from ...domain.duplicates import seller_key
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
+from . import outbox
 from .clock import db_now, db_now_plus
 from .engine import insert_for
-from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
+from .notify import announce_job_ended
+from .tables import blobs, cache_entries, invoices, jobs, model_calls, results, shadow_fields
 
 PENDING, RUNNING = JobStatus.PENDING.value, JobStatus.RUNNING.value
 COMPLETED, FAILED = JobStatus.COMPLETED.value, JobStatus.FAILED.value
@@ -68,14 +71,24 @@ def _in_flight(table=jobs):
 
 # --- arrival ------------------------------------------------------------------------
 
-def job_by_idempotency_key(conn: Connection, account: str, caller_id: str, key: str):
+def job_by_idempotency_key(conn: Connection, account: str, caller_id: str, key: str,
+                           ttl_seconds: float):
+    """The operation under the caller's key; `expired` once it is older than the key's
+    lifetime (by the database's clock), after which the key names nothing."""
     return conn.execute(
         select(jobs.c.id, jobs.c.request_hash,
-               func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"))
+               func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
+               (jobs.c.created_at < db_now_plus(-ttl_seconds)).label("expired"))
         .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
         .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
                jobs.c.idempotency_key == key)
     ).first()
+
+
+def forget_idempotency_key(conn: Connection, job_id: str) -> None:
+    """The key expired: free it for a new operation (the old job and invoice stay)."""
+    conn.execute(update(jobs).where(jobs.c.id == job_id)
+                 .values(idempotency_key=None, updated_at=db_now()))
 
 
 def inflight_leader(conn: Connection, account: str, cache_key: str, *, joinable_only: bool):
@@ -156,12 +169,13 @@ def blob_key(conn: Connection, account: str, content_hash: str) -> str | None:
 
 
 def record_blob(conn: Connection, account: str, content_hash: str, storage_key: str,
-                size: int) -> None:
+                size: int) -> bool:
+    """Record a stored original; False when a row for it was already there."""
     insert = insert_for(conn)
-    conn.execute(insert(blobs).values(
+    return bool(conn.execute(insert(blobs).values(
         account=account, content_hash=content_hash, storage_key=storage_key, size=size,
         stored_at=db_now(),
-    ).on_conflict_do_nothing())
+    ).on_conflict_do_nothing()).rowcount)
 
 
 # --- retries asked for by a caller ----------------------------------------------------
@@ -254,6 +268,8 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
     if row.fencing_token > 1:
         mark_abandoned_calls(conn, row.id, row.fencing_token)
     if row.status == FAILED:
+        announce_job_ended(conn, row.id)
+        outbox.job_event(conn, row.id, "invoice.failed", ATTEMPTS_EXHAUSTED)
         return Exhausted(row.id)
     return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
                       account=row.account, cache_key=row.cache_key,
@@ -310,7 +326,9 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
         document=json.dumps(document, separators=(",", ":")),
         invoice_number=value("invoice_number"), issue_date=value("issue_date"),
         seller_name=value("seller_name"), gross_total=value("gross_total"),
-        currency=value("currency"), created_at=db_now(),
+        currency=value("currency"), seller_key=seller_key(value("seller_name")),
+        review_required=(document.get("review") or {}).get("required") is True,
+        created_at=db_now(),
     ).on_conflict_do_nothing(index_elements=[results.c.id]))
     done = conn.execute(
         update(jobs).where(_fenced(job.claim))
@@ -326,6 +344,8 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
         return False
     if record_in_cache:
         _make_current(conn, job, result_id)
+    announce_job_ended(conn, job.claim.job_id)
+    outbox.job_event(conn, job.claim.job_id, "invoice.completed")
     return True
 
 
@@ -352,6 +372,9 @@ def fail(conn: Connection, claim: Claim, code: str, message: str) -> bool:
                 inflight_key=None, lease_owner=None, lease_expires_at=None,
                 finished_at=db_now(), updated_at=db_now())
     ).rowcount
+    if done:
+        announce_job_ended(conn, claim.job_id)
+        outbox.job_event(conn, claim.job_id, "invoice.failed", code)
     return bool(done) or _ended_under(conn, claim, FAILED)
 
 
@@ -390,7 +413,10 @@ class Call:
     operation: str
     job: ClaimedJob
     request_hash: str
-    cost: object  # Decimal
+    cost: object  # Decimal: the flat price, or 0 until a provider's progress says more
+    provider: str | None = None
+    model: str | None = None
+    cost_basis: str | None = None
 
 
 def start_call(conn: Connection, call: Call) -> None:
@@ -401,13 +427,57 @@ def start_call(conn: Connection, call: Call) -> None:
         call_id=call.call_id, operation=call.operation, account=job.account,
         job_id=job.claim.job_id, request_hash=call.request_hash, started_at=db_now(),
         outcome=CallOutcome.RUNNING.value, cost=call.cost, worker=job.claim.owner,
-        fencing_token=job.claim.token,
+        fencing_token=job.claim.token, provider=call.provider, model=call.model,
+        cost_basis=call.cost_basis,
     ).on_conflict_do_nothing(index_elements=[model_calls.c.call_id]))
 
 
-def finish_call(conn: Connection, call_id: str, outcome: CallOutcome) -> None:
-    """End the call; work that never reached the model costs nothing."""
+def _progress_values(call: Call, progress) -> dict:
+    """A provider's progress as ledger columns. A call that sent the same idempotency token as
+    an earlier attempt of its job reached the same provider job, which the provider charges
+    once: its cost is 0 and the earlier row keeps the charge (domain.providers)."""
+    earlier = model_calls.alias("earlier")
+    cost = progress.cost
+    if progress.client_token is not None:
+        reused = exists().where(earlier.c.job_id == call.job.claim.job_id,
+                                earlier.c.client_token == progress.client_token,
+                                earlier.c.id < model_calls.c.id)
+        cost = case((reused, literal(0)), else_=literal(cost))
+    return dict(provider=progress.provider, model=progress.model[:120],
+                client_token=progress.client_token, provider_job_id=progress.provider_job_id,
+                provider_request_id=(progress.request_id or None) and progress.request_id[:200],
+                provider_requests=progress.requests, input_tokens=progress.input_tokens,
+                output_tokens=progress.output_tokens, pages=progress.pages, cost=cost,
+                cost_basis=progress.cost_basis)
+
+
+def record_progress(conn: Connection, call: Call, progress) -> None:
+    """What the provider may bill so far, written as it happens (before a request is sent and
+    when its answer comes), so that a worker killed a moment later has recorded it."""
+    conn.execute(update(model_calls).where(model_calls.c.call_id == call.call_id)
+                 .values(**_progress_values(call, progress)))
+
+
+def finish_call(conn: Connection, call_id: str, outcome: CallOutcome, *, call: Call | None = None,
+                progress=None) -> None:
+    """End the call, with the provider's final counts; work that never reached the model (or
+    that the provider refused before doing any) costs nothing."""
     values = dict(outcome=outcome.value, finished_at=db_now())
+    if progress is not None and call is not None:
+        values.update(_progress_values(call, progress))
     if not outcome.billed:
         values["cost"] = 0
     conn.execute(update(model_calls).where(model_calls.c.call_id == call_id).values(**values))
+
+
+def record_agreement(conn: Connection, call: Call, *, serving_provider: str,
+                     candidate_provider: str, candidate_model: str, verdicts: dict) -> None:
+    """One shadow comparison, a row per field; a retried write adds nothing."""
+    insert = insert_for(conn)
+    rows = [dict(call_id=call.call_id, job_id=call.job.claim.job_id, account=call.job.account,
+                 started_at=db_now(), serving_provider=serving_provider,
+                 candidate_provider=candidate_provider, candidate_model=candidate_model[:120],
+                 field=name, agreement=verdict.value) for name, verdict in verdicts.items()]
+    if rows:
+        conn.execute(insert(shadow_fields).values(rows).on_conflict_do_nothing(
+            index_elements=[shadow_fields.c.call_id, shadow_fields.c.field]))

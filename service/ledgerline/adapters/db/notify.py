@@ -1,42 +1,64 @@
-"""New-work notifications between processes on PostgreSQL (LISTEN/NOTIFY).
+"""Notifications between processes on PostgreSQL (LISTEN/NOTIFY).
 
-An API process that records a job needing extraction sends NOTIFY in the same transaction, so
-the notification leaves only when the job is committed. Worker processes LISTEN on a connection
-of their own and wake at once, instead of at their next poll of the job table. Polling stays as
-the safety net: a lost notification (a reconnect, a restart) costs at most one poll interval.
-SQLite has a single writer and no such channel; there nothing is sent and nothing listens.
+Two channels, each sent inside the transaction whose commit it announces, so a notification
+never arrives before what it tells of is visible:
+
+- `ledgerline_new_job`: an API process recorded a job needing extraction. Worker processes
+  wake at once instead of at their next poll of the job table; polling stays as their safety
+  net (a notification lost to a reconnect costs at most one poll interval).
+- `ledgerline_job_ended` (payload: the job id): a worker completed or failed a job. API
+  processes holding a `Prefer: wait` for it answer at once (adapters/job_endings.py).
+
+SQLite has a single writer and no such channel; there nothing is sent here.
 """
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, func, select
 
 log = logging.getLogger(__name__)
-CHANNEL = "ledgerline_new_job"
+NEW_JOB = "ledgerline_new_job"
+JOB_ENDED = "ledgerline_job_ended"
+RECONNECT_SECONDS = 1.0
+# How often a quiet listener looks at its stop event.
+STOP_CHECK_SECONDS = 1.0
 
 
 def announce_new_job(conn: Connection) -> None:
     """Inside the transaction that records the job: wake listening workers on commit."""
     if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql(f"NOTIFY {CHANNEL}")
+        conn.exec_driver_sql(f"NOTIFY {NEW_JOB}")
 
 
-class NewJobListener(threading.Thread):
-    """Sets `wake` whenever a job is announced; reconnects by itself after an outage."""
+def announce_job_ended(conn: Connection, job_id: str) -> None:
+    """Inside the transaction that ends the job: wake the requests waiting for it, on commit."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_notify(JOB_ENDED, job_id)))
 
-    def __init__(self, engine: Engine, wake: threading.Event, stop: threading.Event):
-        super().__init__(daemon=True, name="new-job-listener")
+
+class Listener(threading.Thread):
+    """LISTENs on one channel on a connection of its own and hands each payload to
+    `on_message`; `on_listening` runs on every (re)connect, when notifications may have been
+    missed. Reconnects by itself after an outage, until `stop` is set."""
+
+    def __init__(self, engine: Engine, channel: str, *, on_message: Callable[[str], None],
+                 on_listening: Callable[[], None], stop: threading.Event):
+        super().__init__(daemon=True, name=f"listen-{channel}")
         self.url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        self.wake, self.stop = wake, stop
+        self.channel, self.stop = channel, stop
+        self.on_message, self.on_listening = on_message, on_listening
 
     @classmethod
-    def start_for(cls, engine: Engine, wake: threading.Event,
-                  stop: threading.Event) -> NewJobListener | None:
+    def wake_workers(cls, engine: Engine, wake: threading.Event,
+                     stop: threading.Event) -> Listener | None:
+        """A worker process's listener for new jobs (none on SQLite)."""
         if engine.dialect.name != "postgresql":
             return None
-        listener = cls(engine, wake, stop)
+        listener = cls(engine, NEW_JOB, on_message=lambda _payload: wake.set(),
+                       on_listening=wake.set, stop=stop)
         listener.start()
         return listener
 
@@ -46,11 +68,12 @@ class NewJobListener(threading.Thread):
         while not self.stop.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    self.wake.set()  # anything announced while we were not listening
+                    conn.execute(f"LISTEN {self.channel}")
+                    self.on_listening()  # anything announced while we were not listening
                     while not self.stop.is_set():
-                        for _ in conn.notifies(timeout=1.0, stop_after=1):
-                            self.wake.set()
+                        for note in conn.notifies(timeout=STOP_CHECK_SECONDS, stop_after=64):
+                            self.on_message(note.payload)
             except psycopg.Error as exc:
-                log.warning("new-job listener: %s; reconnecting", type(exc).__name__)
-                self.stop.wait(1.0)
+                log.warning("listener on %s: %s; reconnecting", self.channel,
+                            type(exc).__name__)
+                self.stop.wait(RECONNECT_SECONDS)

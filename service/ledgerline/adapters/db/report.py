@@ -76,6 +76,63 @@ WHERE created_at >= :start AND created_at < :stop
 """
 
 
+# Real spend per operation and provider: what each provider's calls cost, with its own counts.
+# Throttled attempts cost nothing and are counted apart.
+_PROVIDERS_SQL = f"""
+SELECT operation, coalesce(provider, 'rules') AS provider,
+       count(*) FILTER (WHERE outcome NOT IN {_UNBILLED}) AS calls,
+       count(*) FILTER (WHERE outcome = 'throttled') AS throttled_calls,
+       coalesce(sum(cost), 0) AS cost,
+       coalesce(sum(provider_requests), 0) AS provider_requests,
+       coalesce(sum(input_tokens), 0) AS input_tokens,
+       coalesce(sum(output_tokens), 0) AS output_tokens,
+       coalesce(sum(pages), 0) AS pages,
+       count(*) FILTER (WHERE cost_basis = 'estimate') AS estimated_calls
+FROM model_calls
+WHERE date(started_at) = :day
+GROUP BY operation, coalesce(provider, 'rules')
+ORDER BY operation, coalesce(provider, 'rules')
+"""
+
+# The shadow comparison of a day: per candidate and field, how often it agreed.
+_AGREEMENT_SQL = """
+SELECT candidate_provider, candidate_model, serving_provider, field, agreement, count(*) AS n
+FROM shadow_fields
+WHERE date(started_at) = :day
+GROUP BY candidate_provider, candidate_model, serving_provider, field, agreement
+"""
+
+
+@dataclass(frozen=True)
+class ProviderRow:
+    operation: str
+    provider: str
+    calls: int
+    throttled_calls: int
+    cost: Decimal
+    provider_requests: int
+    input_tokens: int
+    output_tokens: int
+    pages: int
+    estimated_calls: int
+
+
+def provider_rows(conn: Connection, day: date) -> list[ProviderRow]:
+    stmt = text(_PROVIDERS_SQL).bindparams(bindparam("day", type_=Date()))
+    return [ProviderRow(operation=r.operation, provider=r.provider, calls=int(r.calls),
+                        throttled_calls=int(r.throttled_calls), cost=_money(r.cost),
+                        provider_requests=int(r.provider_requests),
+                        input_tokens=int(r.input_tokens), output_tokens=int(r.output_tokens),
+                        pages=int(r.pages), estimated_calls=int(r.estimated_calls))
+            for r in conn.execute(stmt, {"day": day})]
+
+
+def agreement_rows(conn: Connection, day: date) -> list:
+    """(candidate provider, candidate model, serving provider, field, agreement, count)."""
+    stmt = text(_AGREEMENT_SQL).bindparams(bindparam("day", type_=Date()))
+    return list(conn.execute(stmt, {"day": day}))
+
+
 @dataclass(frozen=True)
 class OperationRow:
     day: date

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from ...domain.jobs import CallOutcome, JobStatus
 from .clock import db_now, db_now_plus
 from .engine import insert_for
-from .tables import blobs, cache_entries, invoices, jobs, model_calls, results
+from .tables import blobs, cache_entries, invoices, jobs, model_calls, results, shadow_fields
 
 FINISHED = (JobStatus.COMPLETED.value, JobStatus.FAILED.value)
 IN_FLIGHT = (JobStatus.PENDING.value, JobStatus.RUNNING.value)
@@ -33,6 +33,16 @@ def purge_calls(conn: Connection, horizon_seconds: float, batch: int) -> int:
                   .limit(batch))
     return conn.execute(
         delete(model_calls).where(model_calls.c.id.in_(ids.scalar_subquery()))).rowcount
+
+
+def purge_shadow_fields(conn: Connection, horizon_seconds: float, batch: int) -> int:
+    """The shadow comparison's rows of whole UTC days before the horizon, like the ledger's
+    (the agreement report counts by day)."""
+    cutoff_day = func.date(db_now_plus(-horizon_seconds))
+    ids = _locked(select(shadow_fields.c.id)
+                  .where(func.date(shadow_fields.c.started_at) < cutoff_day).limit(batch))
+    return conn.execute(
+        delete(shadow_fields).where(shadow_fields.c.id.in_(ids.scalar_subquery()))).rowcount
 
 
 def purge_jobs(conn: Connection, horizon_seconds: float, batch: int) -> int:

@@ -36,6 +36,11 @@ accounts = Table(
     "accounts", metadata,
     Column("name", String(63), primary_key=True),
     Column("created_at", UTC, nullable=False),
+    # Invoices older than this many days are deleted by `ledgerline purge`; NULL: kept.
+    Column("retention_days", Integer, nullable=True),
+    # Set when `ledgerline accounts delete` starts: its keys no longer work, and a run that
+    # was interrupted is finished by the next one.
+    Column("deleted_at", UTC, nullable=True),
 )
 
 api_keys = Table(
@@ -46,6 +51,30 @@ api_keys = Table(
     Column("account", String(63), ForeignKey("accounts.name"), nullable=True),
     Column("name", String(200), nullable=True),
     Column("created_at", UTC, nullable=False),
+    Column("expires_at", UTC, nullable=True),   # database time; NULL: never
+    Column("revoked_at", UTC, nullable=True),
+    Column("replaced_by", String(32), nullable=True),  # the key `keys rotate` made
+)
+
+# One row (id 1). `generation` grows with every revocation, rotation and account deletion, so
+# that a process caching keys knows, from one tiny read a second, when to forget them all
+# (http/auth.py). `session_secret` signs dashboard session cookies in every process.
+auth_state = Table(
+    "auth_state", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("generation", BigInteger, nullable=False),
+    Column("session_secret", String(64), nullable=False),
+)
+
+# Dashboard sign-ins: the cookie holds a signed random id whose SHA-256 is the key here;
+# signing out deletes the row, and a revoked operator key ends its sessions with it.
+dashboard_sessions = Table(
+    "dashboard_sessions", metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("key_id", String(32), ForeignKey("api_keys.id"), nullable=False),
+    Column("created_at", UTC, nullable=False),
+    Column("expires_at", UTC, nullable=False),
+    Index(None, "key_id"),
 )
 
 # Originals, one per (account, bytes): a second upload of the same file writes nothing.
@@ -72,8 +101,14 @@ results = Table(
     Column("seller_name", String(300)),
     Column("gross_total", String(40)),
     Column("currency", String(3)),
+    # domain.duplicates.seller_key of seller_name: the business-duplicate lookup and the
+    # seller filter compare it as stored, so SQL never folds case (SQLite's lower() is
+    # ASCII-only) and the rule is the same on both backends.
+    Column("seller_key", String(300)),
+    Column("review_required", Boolean),  # the document's review.required, for ?review=
     Column("created_at", UTC, nullable=False),
     Index(None, "account", "cache_key"),
+    Index(None, "account", "seller_key"),
 )
 
 # The exact result cache: (account, cache key) -> current result.
@@ -154,6 +189,22 @@ invoices = Table(
     Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False, unique=True),
     Column("content_hash", String(80), nullable=False),
     Column("created_at", UTC, nullable=False),
+    # Corrections belong to the invoice, never to the cached result: `corrections` is the
+    # current overlay ({"fields": {name: value}, "line_items": [...]}), `version` counts the
+    # entries of its history (invoice_corrections), and once `corrected_at` is set the
+    # summary columns below hold the invoice's own values (corrected or not) for filters,
+    # CSV and the duplicate lookup.
+    Column("version", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("corrected_at", UTC, nullable=True),
+    Column("corrections", Text, nullable=True),
+    Column("invoice_number", String(200)),
+    Column("issue_date", String(10)),
+    Column("seller_name", String(300)),
+    Column("gross_total", String(40)),
+    Column("currency", String(3)),
+    Column("seller_key", String(300)),
+    Column("review_resolved_at", UTC, nullable=True),
+    Column("review_resolved_by", String(32), nullable=True),
     # Every invoice's original is recorded: a purge can never delete one still in use, and an
     # upload that trusted a row a purge has just removed fails instead of pointing at nothing.
     ForeignKeyConstraint(["account", "content_hash"], ["blobs.account", "blobs.content_hash"],
@@ -161,6 +212,84 @@ invoices = Table(
     Index(None, "account", "created_at", "id"),
     Index(None, "account", "uploaded_by", "created_at", "id"),
     Index(None, "account", "content_hash"),
+    Index(None, "account", "seller_key"),
+)
+
+# The audit trail of an invoice: one row per correction or review resolution, with its author
+# and, for each change, the value before and after.
+invoice_corrections = Table(
+    "invoice_corrections", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("account", String(63), nullable=False),
+    Column("invoice_id", String(32), ForeignKey("invoices.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("kind", String(16), nullable=False),       # correction | review
+    Column("author_key_id", String(32), nullable=False),
+    Column("author_role", String(16), nullable=False),
+    Column("author_name", String(200), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("changes", Text, nullable=False),          # JSON: [{field, previous, value}]
+    Column("created_at", UTC, nullable=False),
+    UniqueConstraint("invoice_id", "version"),
+)
+
+# Webhook endpoints of an account; `events` is the subscribed types, space-separated.
+webhook_endpoints = Table(
+    "webhook_endpoints", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("account", String(63), ForeignKey("accounts.name"), nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("events", String(200), nullable=False),
+    Column("secret", String(100), nullable=False),    # whsec_…, needed to sign every delivery
+    Column("created_by", String(32), nullable=False),
+    Column("created_at", UTC, nullable=False),
+    Column("failing_since", UTC, nullable=True),      # first failure of the current streak
+    Column("disabled_at", UTC, nullable=True),
+    Column("disabled_reason", Text, nullable=True),
+    Index(None, "account"),
+)
+
+# The transactional outbox: one row per (endpoint, event), written in the transaction that
+# changes the invoice, then claimed under a lease by delivery workers, like jobs.
+# `event_id` is the stable webhook-id receivers deduplicate on.
+webhook_deliveries = Table(
+    "webhook_deliveries", metadata,
+    Column("id", String(160), primary_key=True),     # endpoint id ":" event id
+    Column("endpoint_id", String(32), ForeignKey("webhook_endpoints.id"), nullable=False),
+    Column("event_id", String(120), nullable=False),
+    Column("account", String(63), nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("invoice_id", String(32), nullable=False),
+    Column("detail", String(64), nullable=True),      # error code (failed), version (corrected)
+    Column("occurred_at", UTC, nullable=False),
+    Column("status", String(16), nullable=False),     # pending | delivering | delivered | failed
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_attempt_at", UTC, nullable=False),
+    Column("first_attempt_at", UTC, nullable=True),
+    Column("lease_owner", String(120), nullable=True),
+    Column("lease_expires_at", UTC, nullable=True),
+    Column("fencing_token", Integer, nullable=False, default=0),
+    Column("delivered_at", UTC, nullable=True),
+    Column("last_status_code", Integer, nullable=True),
+    Column("last_error", String(500), nullable=True),
+    Index(None, "endpoint_id", "occurred_at"),
+)
+DELIVERABLE = text("status IN ('pending', 'delivering')")
+Index("ix_webhook_deliveries_queue", webhook_deliveries.c.next_attempt_at,
+      postgresql_where=DELIVERABLE, sqlite_where=DELIVERABLE)
+
+# The delivery log: every attempt, with what the receiver answered.
+webhook_attempts = Table(
+    "webhook_attempts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("delivery_id", String(160), ForeignKey("webhook_deliveries.id"), nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("started_at", UTC, nullable=False),
+    Column("duration_ms", Integer, nullable=False),
+    Column("status_code", Integer, nullable=True),
+    Column("error", String(500), nullable=True),
+    Column("response_excerpt", String(500), nullable=True),
+    Index(None, "delivery_id"),
 )
 
 # Every model call, written when it starts, including calls whose result is discarded.
@@ -181,9 +310,40 @@ model_calls = Table(
     Column("cost", Numeric(12, 6), nullable=False),
     Column("worker", String(120), nullable=False),
     Column("fencing_token", Integer, nullable=False),
+    # The provider behind the call (NULL: written before providers, the rules) and what it
+    # counted: the ids it gave (its idempotency token, its job, its latest answer), the
+    # requests it may bill, tokens and pages. cost_basis: flat | estimate | usage.
+    Column("provider", String(16), nullable=True),
+    Column("model", String(120), nullable=True),
+    Column("client_token", String(64), nullable=True),
+    Column("provider_job_id", String(64), nullable=True),
+    Column("provider_request_id", String(200), nullable=True),
+    Column("provider_requests", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("input_tokens", BigInteger, nullable=False, default=0, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, default=0, server_default=text("0")),
+    Column("pages", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("cost_basis", String(8), nullable=True),
     Index(None, "job_id"),
     Index("uq_model_calls_call_id", "call_id", unique=True),
 )
+
+# The shadow comparison: per field of each candidate run, how it agreed with the served result.
+shadow_fields = Table(
+    "shadow_fields", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("call_id", String(40), nullable=False),
+    Column("job_id", String(32), nullable=False),
+    Column("account", String(63), nullable=False),
+    Column("started_at", UTC, nullable=False),
+    Column("serving_provider", String(16), nullable=False),
+    Column("candidate_provider", String(16), nullable=False),
+    Column("candidate_model", String(120), nullable=False),
+    Column("field", String(40), nullable=False),
+    Column("agreement", String(16), nullable=False),  # domain.providers.Agreement
+    UniqueConstraint("call_id", "field"),
+)
+Index("ix_shadow_fields_day", func.date(shadow_fields.c.started_at),
+      shadow_fields.c.candidate_provider, shadow_fields.c.field, shadow_fields.c.agreement)
 # The duplicate-work report reads a day's calls in this order, from the index alone.
 Index("ix_model_calls_day_hash_outcome", func.date(model_calls.c.started_at),
       model_calls.c.operation, model_calls.c.request_hash, model_calls.c.started_at,

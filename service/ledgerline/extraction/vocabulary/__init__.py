@@ -27,11 +27,13 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names.
-- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``COLUMN_HEADERS``: line-item tables
+- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``GROSS_WORDS``, ``COLUMN_HEADERS``:
+  line-item tables
   (a row starting with a totals word closes the table, a section heading after the items too; a
   row starting with a carried-forward word repeats the running sum at a page break; a line naming
-  a description or quantity column is an item-table header). ``COLUMN_HEADERS`` maps each kind
-  of :data:`COLUMN_KINDS` to the header words of that column.
+  a description or quantity column is an item-table header; a column header with a gross word,
+  or a tax word with an including word, prints figures that include VAT). ``COLUMN_HEADERS``
+  maps each kind of :data:`COLUMN_KINDS` to the header words of that column.
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
 
 Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
@@ -77,7 +79,7 @@ KNOWN_NAMES = frozenset(
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS CARRIED_FORWARD COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
+    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
     DELIVERY_LABELS DECLARED_CAPITAL CURRENCY_WORDS NUMBER_SIGN""".split()
 )
@@ -101,6 +103,7 @@ class Vocabulary:
     contexts: dict[str, re.Pattern]
     excluding: re.Pattern
     including: re.Pattern
+    tax_included: re.Pattern  # "inkl. MwSt.", "incl. VAT", "s DPH": a figure that includes VAT
     credit_note_titles: re.Pattern
     paid_words: re.Pattern
     buyer_context: re.Pattern
@@ -312,6 +315,11 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         contexts=contexts,
         excluding=rx(r"(?:{})\.?\s*\(?\s*$", "EXCLUDING"),
         including=rx(r"(?:{})\.?\s*\(?\s*$", "INCLUDING"),
+        tax_included=re.compile(
+            rf"(?:{lang.alt('INCLUDING')})\.?\s*(?:{lang.alt('TAX_ABBREVIATIONS')})\b"
+            rf"|\b(?:{lang.alt('TAX_ABBREVIATIONS')})\.?\s*(?:{lang.alt('INCLUDING')})\b"
+            rf"|\b(?:{lang.alt('GROSS_WORDS')})\b"
+        ),
         credit_note_titles=rx(r"\b(?:{})\b", "CREDIT_NOTE_TITLES"),
         paid_words=rx(r"\b(?:{})\b", "PAID_WORDS"),
         buyer_context=rx(r"\b(?:{})\b", "BUYER_CONTEXT"),

@@ -111,6 +111,7 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = ("rabatter", "betalingsbetingelser", r"bem(?:æ|ae)rkning(?:er)?")
 CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s+forrige\s+side")
+GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (rf"\b(?:moms{_BELOB}|moms\s+(?:kr|dkk|{_BELOB}))\b",),

@@ -130,9 +130,10 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = (
     r"zu-?\s*und\s+abschlage", "abschlage", "zuschlage", "rabatte", "nachlasse",
-    "zahlungsbedingungen", "bemerkungen",
+    "zahlungsbedingungen", "bemerkungen", r"(?:ab|zu)schlag\s*:",
 )
 CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
+GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:ust|mwst|steuer|ust\.?\s*%|mwst-?%|steuersatz)\b", r"steuersatz|mwst-?%"),
     "quantity": (r"\b(?:menge|anzahl|anz|stunden|std|stk)\b",),
@@ -142,7 +143,7 @@ COLUMN_HEADERS = {
     "description": (r"\b(?:artikel\w*|bezeichnung|beschreibung|leistung|produkt|position)\b",),
     "vat_amount": (r"\b(?:ust|mwst|steuer)[\s.-]*betrag\b",),
     "gross_amount": (
-        r"\bbrutto\w*|\b\w*(?:betrag|summe|preis|gesamt)\s+(?:brutto|inkl\.?\s+(?:ust|mwst))\b",
+        r"\bbrutto\w*|\b\w*(?:betrag|summe|gesamt\w*)\s+(?:brutto|inkl\.?\s+(?:ust|mwst))\b",
     ),
     "discount": (r"\b(?:rabatt|nachlass)\w*",),
     "unit": (r"^(?:einheit|eh|me|mengeneinheit)$",),

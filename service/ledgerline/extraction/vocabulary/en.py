@@ -125,20 +125,24 @@ BUYER_LABELS = (
 # A row that starts with one of these closes the line-item table.
 TOTALS_ROWS = (r"sub[\s-]?total", "total", r"tax\s+summary", r"vat\s+summary", r"net\s+total")
 # A section heading after the items.
-ITEM_SECTIONS = (r"allowances?", "charges", r"payment\s+terms", r"notes?\b")
+ITEM_SECTIONS = (r"allowances?", "charges", r"charge\s*:", r"payment\s+terms", r"notes?\b")
 # A row starting with these repeats the running sum of the items at a page break.
 CARRIED_FORWARD = (
     r"carried\s+forward", r"brought\s+forward", r"carry\s+forward", "c/f", "b/f",
     r"balance\s+(?:carried|brought)\s+forward", r"transfer(?:red)?\s+from\s+previous\s+page",
 )
+# Words that mark a column's figures as including VAT.
+GROSS_WORDS = ("gross",)
 # Line-item column headers, by the column they name.
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:vat|tax|tax\s+rate|vat\s+rate|vat\s*%|tax\s*%)\b",),
     "quantity": (r"\b(?:qty|quantity|units?|hours)\b",),
-    "unit_price": (r"\b(?:unit\s+price|unit\s+cost|rate|price)\b",),
-    "net_amount": (r"\b(?:amount|line\s+total|total|subtotal|net)\b",),
+    "unit_price": (r"\b(?:unit\s+price|unit\s+cost|rate|prices?)\b",),
+    "net_amount": (
+        r"\b(?:amount|line\s+total|total|subtotal|net|value|taxable(?:\s+(?:value|amount))?)\b",
+    ),
     "unit_price_weak": (),
-    "description": (r"\b(?:description|item|product|service|article|details?)\b",),
+    "description": (r"\b(?:description|items?|products?|services?|article|details?)\b",),
     "vat_amount": (r"\b(?:vat|tax|gst)\s+amount\b|\bamount\s+of\s+(?:vat|tax)\b",),
     "gross_amount": (
         r"\b(?:amount|total|price)\s+(?:incl\.?|including|inc\.?|with)\s*(?:vat|tax|gst)\b"

@@ -69,17 +69,18 @@ BUYER_LABELS = ("cliente", "destinatario", "comprador", r"facturar\s+a")
 TOTALS_ROWS = (r"base\s+imponible",)
 ITEM_SECTIONS = ("descuentos",)
 CARRIED_FORWARD = (r"suma\s+y\s+sigue", r"suma\s+anterior")
+GROSS_WORDS = ("pvp",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
-    "quantity": (r"\b(?:cantidad|cant)\b",),
-    "unit_price": (r"\bprecio\s+unitario\b",),
-    "net_amount": (r"\bimporte\b",),
+    "quantity": (r"\b(?:cantidad|cant|uds)\b",),
+    "unit_price": (r"\bprecio\s+unit(?:ario|\.)|\bp\.\s*unit(?:ario|\.)?",),
+    "net_amount": (r"\bimporte\b|\bbase\s+imponible\b",),
     "unit_price_weak": (r"\bprecio\b",),
-    "description": (r"\b(?:descripcion|concepto|articulo)\b",),
+    "description": (r"\b(?:descripcion|concepto|articulo|producto|servicio)\b",),
     "vat_amount": (r"\b(?:cuota\s+(?:de\s+)?iva|importe\s+(?:del\s+)?iva)\b",),
     "gross_amount": (r"\b(?:total|importe)\s+(?:con\s+)?iva(?:\s+incluido)?\b",),
     "discount": (r"\b(?:descuento|dto\.?)(?!\w)",),
-    "unit": (r"^(?:unidad|ud\.?|uds\.?)$",),
+    "unit": (r"^(?:unidad|ud\.?)$",),
 }
 PAID_WORDS = ("pagado", "anticipo")
 

@@ -104,6 +104,7 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = ("alennukset", r"maksuehd(?:ot|o)", "lisatiedot", "huomautukset")
 CARRIED_FORWARD = ("siirto", "siirretaan", r"edellinen\s+sivu")
+GROSS_WORDS = ("verollinen",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:alv\s*%|alv-?kanta|verokanta|alv|%\s*alv)(?!\w)",),
     "vat_amount": (r"\b(?:alv[\s-]*(?:maara|eur|euroa|osuus)|veron\s+maara)\b",),

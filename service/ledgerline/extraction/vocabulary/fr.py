@@ -106,15 +106,18 @@ BUYER_LABELS = (
     "client", "destinataire", r"facture\s+a", r"facturer\s+a", r"adresse\s+de\s+facturation",
 )
 TOTALS_ROWS = (r"montant\s+h\.?t", r"total\s+ht", r"montant\s+(?:ht|ttc)", r"sous[\s-]total")
-ITEM_SECTIONS = ("remises", "majorations")
+# "Remise : remise commerciale", "Charge : frais de déplacement": an allowance or charge on
+# the whole invoice, printed under the items.
+ITEM_SECTIONS = ("remises", "majorations", r"(?:remise|majoration|charge)\s*:")
 CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
+GROSS_WORDS = ("ttc",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:tva|taxe|taxes|tva\s*%|taux)\b",),
     "quantity": (r"\b(?:quantite|qte|nombre)\b",),
     "unit_price": (r"\b(?:prix\s+unitaire|p\.?\s?u\.?(?:\s+ht)?|unitaire)\b",),
     "net_amount": (r"\b(?:montant(?:\s+ht)?|prix\s+ht|total\s+ht|prix\s+incl)\b",),
     "unit_price_weak": (r"\bprix\b",),
-    "description": (r"\b(?:article|designation|libelle|produit)\b",),
+    "description": (r"\b(?:article|designation|libelle|produit|prestation|description)\b",),
     "vat_amount": (r"\bmontant\s+(?:de\s+la\s+)?tva\b",),
     "gross_amount": (r"\b(?:montant|total|prix)\s+ttc\b|^ttc$",),
     "discount": (r"\b(?:remise|rabais)\b",),

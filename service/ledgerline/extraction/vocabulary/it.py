@@ -60,15 +60,16 @@ BUYER_LABELS = ("cliente", "destinatario", "acquirente", r"cessionario(?:\s+comm
 TOTALS_ROWS = ("totale", "imponibile")
 ITEM_SECTIONS = ("sconti",)
 CARRIED_FORWARD = (r"a\s+riportare", "riporto", "riportato")
+GROSS_WORDS = ("ivato", "lordo")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:quantita|qta)\b",),
     "unit_price": (r"\bprezzo\s+unitario\b",),
-    "net_amount": (r"\b(?:importo|totale)\b",),
+    "net_amount": (r"\b(?:importo|totale|imponibile)\b",),
     "unit_price_weak": (r"\bprezzo\b",),
-    "description": (r"\b(?:descrizione|articolo|prodotto)\b",),
-    "vat_amount": (r"\b(?:importo\s+iva|imposta)\b",),
-    "gross_amount": (r"\b(?:totale|importo)\s+(?:ivato|iva\s+inclusa)\b",),
+    "description": (r"\b(?:descrizione|articolo|prodotto|servizio)\b",),
+    "vat_amount": (r"\b(?:importo\s+iva(?!\s+incl)|imposta)\b",),
+    "gross_amount": (r"\b(?:totale|importo)\s+(?:ivato|iva\s+incl\w*)\b",),
     "discount": (r"\b(?:sconto|sc\.)(?!\w)",),
     "unit": (r"^(?:u\.?\s?m\.?|unita)$",),
 }

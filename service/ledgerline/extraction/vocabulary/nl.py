@@ -72,6 +72,7 @@ BUYER_LABELS = ("factuuradres", "klant", "afnemer")
 TOTALS_ROWS = ("subtotaal", "totaal")
 ITEM_SECTIONS = ("kortingen",)
 CARRIED_FORWARD = ("transport", r"over\s+te\s+brengen", "overgebracht")
+GROSS_WORDS = ("bruto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:btw|btw\s*%)\b",),
     "quantity": (r"\b(?:aantal|hoeveelheid)\b",),

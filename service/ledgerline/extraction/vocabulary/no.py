@@ -110,6 +110,7 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = ("rabatter", "betalingsbetingelser", r"merknad(?:er)?", "kommentar")
 CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s+forrige\s+side")
+GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:mva\s*%|mva-?sats|sats|mva|%\s*mva)(?!\w)",),
     "vat_amount": (rf"\b(?:mva-?{_BELOP}|mva\s+(?:kr|nok|{_BELOP}))\b",),

@@ -37,7 +37,7 @@ LABELS = {
     "gross_total": [
         (
             r"\b(?:razem|suma|kwota|wartosc|[lł]acznie|ogo[lł]em)\s+brutto\b|\bbrutto\b"
-            r"|\bwartosc\s+faktury\b|\bkwota\s+ogo[lł]em\b",
+            r"|\bwartosc\s+faktury\b|\bkwota\s+(?:naleznosci\s+)?ogo[lł]em\b",
             1.0,
         ),
     ],
@@ -56,7 +56,7 @@ LABELS = {
     "amount_due": [
         (
             r"\b(?:(?:razem|kwota|pozosta[lł]o|ogo[lł]em)\s+)?do\s+zap[lł]aty\b"
-            r"|\bdo\s+zap[lł]acenia\b|\bnaleznosc\b",
+            r"|\bdo\s+zap[lł]acenia\b|\bnaleznosc\b|\bkwota\s+naleznosci\b",
             1.0,
         ),
     ],
@@ -119,12 +119,13 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = ("rabaty", "uwagi", r"sposob\s+p[lł]atnosci", r"forma\s+p[lł]atnosci")
 CARRIED_FORWARD = (r"do\s+przeniesienia", r"z\s+przeniesienia", "przeniesienie")
+GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:stawka(?:\s+(?:vat|podatku))?|st\.\s*vat|vat\s*%|%\s*vat)(?!\w)",),
     "vat_amount": (r"\b(?:kwota\s+(?:vat|podatku)|wartosc\s+vat|podatek\s+vat)\b",),
     "gross_amount": (r"\b(?:wartosc|kwota|razem|suma)\s+brutto\b|^brutto$",),
     "discount": (r"\b(?:rabat|upust)(?!\w)",),
-    "unit": (r"^(?:j\.?\s?m\.?|jedn\.?|jednostka|jm)$",),
+    "unit": (r"^(?:j\.?\s?m\.?|jedn\.?|jednostka|jm|miara)$",),
     "quantity": (r"\b(?:ilosc|liczba)\b",),
     "unit_price": (r"\bcena(?:\s+jedn(?:ostkowa|\.)?)?(?:\s+(?:netto|brutto))?\b",),
     "net_amount": (r"\b(?:wartosc(?:\s+netto)?|kwota\s+netto|netto)\b",),

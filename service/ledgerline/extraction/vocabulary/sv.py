@@ -106,6 +106,7 @@ TOTALS_ROWS = (
 )
 ITEM_SECTIONS = ("rabatter", "betalningsvillkor", "villkor", "meddelande", "anmarkning")
 CARRIED_FORWARD = ("transport", r"att\s+transportera", "overforing", r"overfort")
+GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (r"\b(?:momsbelopp|moms\s+(?:kr|sek|belopp))\b",),

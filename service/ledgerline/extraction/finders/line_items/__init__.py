@@ -1,0 +1,104 @@
+"""Line items from the text layer, table by table.
+
+A table is found by its header row: short cells without figures, split at wide gaps (a text
+layer often runs neighbouring header cells into one line), with the header lines stacked just
+above or below it ("Wartość" / "sprzedaży" / "netto") joined to the cell they sit on. Each
+header cell names a column kind in some vocabulary language (description, quantity, unit price,
+VAT rate, net or gross amount, ...); a row naming an amount column and a description or quantity
+column is a header, and so is one naming an amount column among several unnamed text columns
+when the document has no better header. The columns reach from each header cell halfway to its
+neighbours, and every figure and text cell of the rows below goes to the column it overlaps most.
+
+Which column holds the line's net amount is told by arithmetic first (quantity × unit price =
+amount, less a printed discount), by the header words second (the first net column, else the
+gross one, else the only price column). An item starts at a row with a figure in that column, or
+at a row with a position number where the table numbers its rows, and takes in the text rows of
+its description above or below, split from the next item by the wider gap between items. The
+table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
+the page; a table no totals row closed continues on the next page, under a repeated header or
+under the same columns, and carried-forward rows at the page break are no items.
+
+The net amount of a line is net: a column whose header says its figures include VAT ("Gesamt
+brutto", "Prix TTC", "Pris inkl. moms"), or a row whose amount is quantity × price plus its VAT
+rate, gives it without the VAT, at the line's rate or the document's only one; where neither is
+printed the net amount is unknown (None) rather than the gross one.
+
+Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
+:mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
+amount column), :mod:`.items` (rows into items and their values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...geometry import DocText
+from .amounts import amount_column
+from .cells import Layout
+from .header import Header, page_headers
+from .items import is_sum, item_blocks, make_item
+from .rows import count_whole_numbers, table_rows
+
+
+@dataclass
+class Table:
+    header: Header
+    items: list[dict] = field(default_factory=list)
+
+
+def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) -> Table | None:
+    """Add the items of these rows to the table; the table when it goes on past them."""
+    got, closed = table_rows(pg, table.header, rows)
+    total = amount_column(table.header, got)
+    if total is not None:
+        count_whole_numbers(got, total)
+    for block in item_blocks(got, total, table.header, leading) if total is not None else ():
+        item = make_item(block, table.header, total, pg.vat_rate)
+        if is_sum(item, table.items):
+            closed = True
+            break
+        table.items.append(item)
+    return None if closed else table
+
+
+def extract_line_items(dt: DocText, *, credit_note: bool = False) -> list[dict]:
+    pg = Layout(dt)
+    pages = sorted(dt.by_page)
+    found = {p: list(page_headers(pg, p, pg.rows(p))) for p in pages}
+    named = any(h.named for hs in found.values() for _, h in hs)
+    tables: list[Table] = []
+    going_on: Table | None = None  # a table no totals row closed yet
+    for page in pages:
+        rows = pg.rows(page)
+        headers = [(k, h) for k, h in found[page] if h.named or not named]
+        if going_on is not None:  # the rows above the page's first header (or all of them)
+            above = rows[: headers[0][0]] if headers else rows
+            going_on = read_rows(pg, going_on, above, leading=False)
+        for n, (k, header) in enumerate(headers):
+            if n == 0 and going_on is not None:
+                going_on.header = header  # the table goes on under a repeated header
+                table = going_on
+            else:
+                table = Table(header)
+                tables.append(table)
+            end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
+            going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
+    items = distinct_items(tables)
+    if credit_note:
+        for it in items:
+            for k in ("net_amount", "unit_price", "quantity"):
+                if it[k] is not None:
+                    it[k] = abs(it[k])
+    return items
+
+
+def distinct_items(tables: list[Table]) -> list[dict]:
+    """Every table's items once: a copy of the invoice on later pages repeats them all."""
+    out, seen = [], []
+    for t in tables:
+        key = [(i["net_amount"], i["description"]) for i in t.items]
+        if key and key in seen:
+            continue
+        seen.append(key)
+        out.extend(t.items)
+    return out

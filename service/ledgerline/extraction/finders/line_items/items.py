@@ -1,0 +1,173 @@
+"""Items: rows grouped into one item each, and the item's values."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from ...document import LINE_ITEM_KEYS
+from ...values.amounts import parse_percent
+from .amounts import CENTS, HUNDRED, matches
+from .cells import to_decimal
+from .header import Header
+from .rows import Row
+
+# Items: a text row further from the row above than this many times the table's usual row pitch
+# starts the next item's description rather than continuing the last one.
+ITEM_GAP_PITCHES = 1.35
+POSITION_SHARE = 0.5  # of the items whose first cell is a position number: the table numbers rows
+POSITION_CHARS = 6
+DESCRIPTION_CHARS = 500
+POSITION = re.compile(r"^\d{1,4}(?:[.,]\d{1,2})?\.?$")
+QTY = re.compile(r"^\s*[x×]?\s*(-?\d{1,7}(?:[.,]\d{1,5})?)(?=\s|$|[^\d.,])")
+
+
+def is_position(row: Row, header: Header) -> bool:
+    """Does the row open with a position number in the table's first column ("1", "2.", "11.0")?"""
+    c = row.first
+    return (
+        c is not None
+        and len(c.text) <= POSITION_CHARS
+        and bool(POSITION.match(c.text))
+        and c.x1 <= header.columns[0].right
+    )
+
+
+def row_pitch(rows: list[Row]) -> float:
+    """The table's usual distance from one row to the next (baselines)."""
+    steps = sorted(a.y1 - b.y1 for a, b in zip(rows, rows[1:]) if a.y1 > b.y1)
+    return steps[len(steps) // 2] if steps else 0.0
+
+
+def item_blocks(rows: list[Row], total: int, header: Header, leading: bool) -> list[list[Row]]:
+    """Rows grouped into items: each starts at a row with an amount (or a position number,
+    where the table numbers its rows) and takes the description rows around it. `leading`:
+    text rows before the first item belong to it (the table starts under its header)."""
+    anchors = [r for r in rows if r.amount(total) is not None]
+    numbered = sum(is_position(r, header) for r in anchors)
+    by_position = bool(anchors) and numbered >= POSITION_SHARE * len(anchors)
+    far = ITEM_GAP_PITCHES * row_pitch(rows)
+    blocks: list[list[Row]] = []
+    pending: list[Row] = []
+    prev = None
+    for r in rows:
+        starts = is_position(r, header) if by_position else r.amount(total) is not None
+        if starts:
+            if not blocks and not leading:  # a continued page: from its first amount on
+                first = [n for n, p in enumerate(pending) if p.amount(total) is not None]
+                pending = pending[first[0] :] if first else []
+            blocks.append([*pending, r])
+            pending = []
+        elif not blocks or pending or (not by_position and prev.y1 - r.y1 > far):
+            pending.append(r)
+        else:
+            blocks[-1].append(r)
+        prev = r
+    return [part for b in blocks for part in split_on_amounts(b, total)]
+
+
+def split_on_amounts(block: list[Row], total: int) -> list[list[Row]]:
+    """A block with several amounts is several items, each from its amount's row on."""
+    cuts = [k for k, r in enumerate(block) if r.amount(total) is not None]
+    if not cuts:
+        return []
+    cuts[0] = 0
+    return [block[a:b] for a, b in zip(cuts, [*cuts[1:], len(block)])]
+
+
+def quantity_of(rows: list[Row], col: int | None) -> Decimal | None:
+    if col is None:
+        return None
+    for r in rows:
+        got = r.number(col)
+        if got is not None:
+            return got
+        for text in r.texts.get(col, ()):
+            m = QTY.match(text)
+            if m:
+                return to_decimal(m.group(1))
+    return None
+
+
+def rate_of(rows: list[Row], header: Header) -> Decimal | None:
+    """The row's VAT rate: the VAT column's figure, else a percentage outside the discount."""
+    col, disc = header.index("vat_rate"), header.index("discount")
+    for r in rows:
+        if col is not None:
+            if r.number(col) is not None:
+                return r.number(col)
+            for text in r.texts.get(col, ()):
+                got = parse_percent(text)
+                if got is not None:
+                    return got
+        else:
+            for k, figures in r.numbers.items():
+                for f in figures:
+                    if f.percent and k != disc:
+                        return f.value
+    return None
+
+
+def description_of(rows: list[Row], header: Header, total: int) -> str | None:
+    """The text of the description columns, else of the unnamed text columns before the
+    amount."""
+    named = [k for k, c in enumerate(header.columns) if c.kind == "description"]
+    unnamed = [k for k, c in enumerate(header.columns) if c.kind is None and k < total]
+    for cols in (named, unnamed):  # "1 Testy" run into the position column: still the text
+        parts = [t for r in rows for k in cols for t in r.texts.get(k, ())]
+        if parts:
+            return " ".join(parts)[:DESCRIPTION_CHARS]
+    return None
+
+
+def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | None) -> dict:
+    """One item; `doc_rate` is the document's only VAT rate, for gross figures on a line
+    that prints none."""
+    item = dict.fromkeys(LINE_ITEM_KEYS)
+    anchor = next(r for r in rows if r.amount(total) is not None)
+    amount = anchor.amount(total)
+    price_col = header.index("unit_price")
+    price = None
+    if price_col is not None and price_col != total:
+        price = next((r.amount(price_col) for r in rows if r.amount(price_col) is not None), None)
+    qty = quantity_of(rows, header.index("quantity"))
+    rate = rate_of(rows, header)
+    gross_price = price_col is not None and header.columns[price_col].gross
+    gross = header.columns[total].gross
+    vat = rate if rate is not None or not (gross or gross_price) else doc_rate
+    item.update(
+        description=description_of(rows, header, total),
+        quantity=qty,
+        unit_price=excluding_vat(price, vat) if gross_price else price,
+        vat_rate=vat,
+        net_amount=net_amount_of(amount, qty, price, vat, gross, gross_price),
+    )
+    return item
+
+
+def excluding_vat(value: Decimal | None, rate: Decimal | None) -> Decimal | None:
+    """A figure that includes VAT, without it; unknown without the rate."""
+    if value is None or rate is None:
+        return None
+    return (value * HUNDRED / (HUNDRED + rate)).quantize(CENTS)
+
+
+def net_amount_of(amount: Decimal, qty, price, rate, gross_column: bool, gross_price: bool):
+    """The line's net amount: the printed one, unless the header or the row shows that it
+    includes VAT: quantity × gross price, or quantity × net price plus the row's rate."""
+    priced = qty is not None and price is not None
+    if gross_column or (gross_price and priced and matches(qty, price, amount)):
+        return excluding_vat(amount, rate)
+    if rate is not None and priced and not gross_price:
+        factor = (HUNDRED + rate) / HUNDRED
+        if not matches(qty, price, amount) and matches(qty, price * factor, amount):
+            return (qty * price).quantize(CENTS)
+    return amount
+
+
+def is_sum(item: dict, before: list[dict]) -> bool:
+    """An unlabelled row repeating the sum of the items above it is their total, no item."""
+    if len(before) < 2 or item["quantity"] is not None or item["unit_price"] is not None:
+        return False
+    amounts = [b["net_amount"] for b in before]
+    return None not in amounts and item["net_amount"] == sum(amounts)

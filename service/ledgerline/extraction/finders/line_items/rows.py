@@ -1,0 +1,196 @@
+"""Rows under a header: their figures and text by column, and the rows that end the table."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+
+from ...document import AMOUNT_FIELDS
+from ...vocabulary import VOCABULARY as V
+from ..labels import match_labels
+from .cells import CURRENCY_ONLY, FIGURES_ONLY, Cell, Layout
+from .header import TINY_HEIGHTS, Header
+
+# Rows: a line may reach this far (points) above the header's bottom and still be in the table.
+TOP_SLACK = 0.5
+LEFT_OF_TABLE = 10  # points: nor are lines ending this far left of the first header cell
+# "Notes:" this far (points) left of the description column is a new section.
+SECTION_LEFT_OF_DESCRIPTION = 20
+STRONG_TOTAL_WEIGHT, STRONG_TOTAL_START = 0.8, 3
+MARK_REACH = 4  # characters: a currency this close to a figure marks it as money
+MONEY_MARK = re.compile(r"[€$£¥₹]|\bkr\b|kč|zł|\b[A-Z]{3}\b")
+GROUPED = re.compile(r"\d[ .,'’]\d{3}$")
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: Decimal
+    decimals: bool  # printed with decimals
+    percent: bool
+    marked: bool  # a currency beside it, or thousands grouped: money even without decimals
+
+
+@dataclass
+class Row:
+    lines: list[int]
+    y0: float
+    y1: float
+    numbers: dict[int, list[Figure]] = field(default_factory=dict)
+    texts: dict[int, list[str]] = field(default_factory=dict)
+    first: Cell | None = None  # the leftmost cell
+    worded: list[tuple[int | None, Cell]] = field(default_factory=list)  # (column, cell)
+    whole: bool = True  # whole numbers count as amounts (the table prints them so)
+
+    def amount(self, col: int | None) -> Decimal | None:
+        """The figure in the column, when it reads as a money amount."""
+        for f in self.numbers.get(col, ()):
+            if not f.percent and (f.decimals or f.marked or (self.whole and f.value)):
+                return f.value
+        return None
+
+    def number(self, col: int | None) -> Decimal | None:
+        got = self.numbers.get(col)
+        return got[0].value if got else None
+
+
+def column_of(header: Header, x0: float, x1: float) -> int | None:
+    """The column a span of the page falls in: the most overlap, else the one around its middle."""
+    best, overlap = None, 0.0
+    for k, col in enumerate(header.columns):
+        o = min(x1, col.right) - max(x0, col.left)
+        if o > overlap:
+            best, overlap = k, o
+    if best is None:
+        mid = (x0 + x1) / 2
+        best = next((k for k, c in enumerate(header.columns) if c.left <= mid <= c.right), None)
+    return best
+
+
+def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
+    """The figures and the text of one row, by column."""
+    dt = pg.dt
+    row = Row(lines, min(dt.lines[i].y0 for i in lines), max(dt.lines[i].y1 for i in lines))
+    cells = pg.row_cells(lines)
+    row.first = cells[0] if cells else None
+    for c in cells:
+        ln = dt.lines[c.line]
+        rest = list(ln.text[c.start : c.end])
+        figures = []
+        for value, s, e, has_dec in dt.amounts(c.line):
+            if c.start <= s and e <= c.end:
+                percent = ln.text[e : e + 3].lstrip().startswith("%")
+                marked = bool(
+                    MONEY_MARK.search(ln.text[max(0, s - MARK_REACH) : e + MARK_REACH])
+                    or GROUPED.search(ln.text[s:e])
+                )
+                figures.append((Figure(value, has_dec, percent, marked), ln.span_bbox(s, e)))
+                rest[s - c.start : e - c.start] = " " * (e - s)
+        text = "".join(rest).strip()
+        worded = not FIGURES_ONLY.fullmatch(text) and not CURRENCY_ONLY.match(text.lower())
+        col = column_of(header, c.x0, c.x1)
+        if worded:
+            row.texts.setdefault(col, []).append(c.text.strip())
+            row.worded.append((col, c))
+        starts_in = column_of(header, c.x0, c.x0 + 1)
+        for figure, box in figures:
+            # figures in a worded cell ("Preis pro Stunde: 150 €") are the column's where the
+            # cell starts; bare figures run together ("2,535.00 18.00") each stand in their own
+            at = starts_in if worded else column_of(header, box[0], box[2])
+            row.numbers.setdefault(at, []).append(figure)
+    return row
+
+
+def count_whole_numbers(rows: list[Row], total: int) -> None:
+    """Let whole numbers count as amounts where the table's item rows (figures in more than
+    one column, unlike a "Seite 1 von 2" footer) print their amounts so."""
+    printed = [
+        f for r in rows if len(r.numbers) > 1 for f in r.numbers.get(total, ()) if not f.percent
+    ]
+    whole = sum(not f.decimals for f in printed) * 2 > len(printed)
+    for r in rows:
+        r.whole = whole
+
+
+@lru_cache(maxsize=4096)
+def strong_total_label(folded: str) -> bool:
+    return any(
+        h.weight >= STRONG_TOTAL_WEIGHT and h.start <= STRONG_TOTAL_START
+        for h in match_labels(folded, AMOUNT_FIELDS)
+    )
+
+
+def closes_table(header: Header, row: Row) -> bool:
+    """Does this row end the table: totals, a new section, a strong totals label?"""
+    if row.first is None:
+        return False
+    f = row.first.folded
+    if V.totals_row.match(f) or V.item_section.match(f) or strong_total_label(f):
+        return True
+    # a section may open after a code in the table's first column ("95  Remise : ...")
+    if row.worded and V.item_section.match(row.worded[0][1].folded):
+        return True
+    desc = header.index("description")
+    if any(col != desc and strong_total_label(c.folded) for col, c in row.worded):
+        return True  # "Kwota należności ogółem: 33 569,50" printed under the price columns
+    desc_x0 = header.columns[desc].x0 if desc is not None else header.columns[0].x0
+    return (
+        f.endswith(":")
+        and row.first.x0 < desc_x0 - SECTION_LEFT_OF_DESCRIPTION
+        and not row.numbers
+    )
+
+
+def carried_forward(row: Row, header: Header) -> bool:
+    """A row repeating the running sum at a page break ("Übertrag", "Transport", "c/f")."""
+    if row.first is None or not V.carried_forward.match(row.first.folded):
+        return False
+    priced = (header.index("quantity"), header.index("unit_price"))
+    return not any(row.numbers.get(k) for k in priced if k is not None)
+
+
+def table_rows(pg: Layout, header: Header, rows: list[list[int]]) -> tuple[list[Row], bool]:
+    """The rows of a table segment (under its header, or a continued page), up to the row that
+    closes it; (rows, closed)."""
+    dt, parsed = pg.dt, []
+    tiny = TINY_HEIGHTS * header.height
+    left = header.columns[0].x0 - LEFT_OF_TABLE
+    for lines in rows:
+        lines = [
+            i
+            for i in lines
+            if i not in header.lines and dt.lines[i].height >= tiny and dt.lines[i].x1 >= left
+        ]
+        if not lines:
+            continue
+        ln = dt.lines[lines[0]]
+        top = min(dt.lines[i].y1 for i in lines)
+        if ln.page == header.page and top > header.bottom + TOP_SLACK:
+            continue  # above the header: the page's letterhead
+        parsed.append(read_row(pg, header, lines))
+    out = []
+    for n, row in enumerate(parsed):
+        if carried_forward(row, header):
+            continue
+        if closes_table(header, row):
+            if not items_follow(header, parsed[n + 1 :]):
+                return out, True
+            continue  # a subtotal of the items above, more items below it
+        out.append(row)
+    return out, False
+
+
+def items_follow(header: Header, rows: list[Row]) -> bool:
+    """Is there an item row (quantity and price printed) before the next closing row?"""
+    qty, price = header.index("quantity"), header.index("unit_price")
+    desc = [k for k, c in enumerate(header.columns) if c.kind == "description"]
+    if qty is None or price is None:
+        return False
+    for row in rows:
+        if closes_table(header, row):
+            return False
+        described = not desc or any(row.texts.get(k) for k in desc)
+        if described and row.number(qty) is not None and row.amount(price) is not None:
+            return True
+    return False

@@ -1,0 +1,359 @@
+"""Webhooks through the HTTP app on every backend: registration, the outbox written with each
+change, deliveries to a real loopback receiver (signatures verified by `standardwebhooks`),
+retries, giving up, disabling, the delivery log, replays, and the address checks."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from sqlalchemy import select, update
+
+from ledgerline.adapters.db.clock import db_now_plus
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import webhook_deliveries, webhook_endpoints
+from ledgerline.extraction.errors import ExtractionError
+from ledgerline.http.app import create_app
+from ledgerline.service_layer.webhooks import DeliveryWorker
+from ledgerline.service_layer.worker import Worker
+from tests.conftest import make_tenant
+from tests.fakes import ControlledExtractor, pdf_bytes
+from tests.webhook_receiver import DROP, FAIL, SLOW, Receiver, receiving
+
+LOOPBACK = "127.0.0.1/32"
+
+
+class Env:
+    def __init__(self, services):
+        self.services = services
+        self.acme = make_tenant(services, "acme")
+        self.globex = make_tenant(services, "globex")
+        self.client = create_app(services).test_client()
+
+    def headers(self, role="customer", tenant=None):
+        return {"Authorization": f"Bearer {(tenant or self.acme).keys[role]}"}
+
+    def register(self, url, events=("invoice.completed",), role="customer"):
+        return self.client.post("/v1/accounts/acme/webhooks", headers=self.headers(role),
+                                json={"url": url, "events": list(events)})
+
+    def upload(self, tag, role="customer"):
+        return self.client.post("/v1/accounts/acme/invoices", data=pdf_bytes(tag), headers={
+            **self.headers(role), "Content-Type": "application/pdf"}).json
+
+    def work(self):
+        while Worker(self.services, name="test-worker").run_once():
+            pass
+
+    def deliver(self, **kw):
+        """Every due delivery, one attempt each."""
+        worker = DeliveryWorker(self.services, name="test-deliveries", **kw)
+        while worker.run_once():
+            pass
+
+    def deliveries(self):
+        with transaction(self.services.engine, write=False) as conn:
+            return conn.execute(select(webhook_deliveries)
+                                .order_by(webhook_deliveries.c.occurred_at)).all()
+
+    def log(self, webhook_id, **query):
+        return self.client.get(f"/v1/accounts/acme/webhooks/{webhook_id}/deliveries",
+                               query_string=query, headers=self.headers())
+
+
+@pytest.fixture
+def env(make_services):
+    return Env(make_services(extractor=ControlledExtractor(), webhook_allow_networks=LOOPBACK,
+                             webhook_timeout_seconds=1.0))
+
+
+@pytest.fixture
+def strict(make_services):
+    """No allow-list: only public HTTPS addresses."""
+    return Env(make_services(extractor=ControlledExtractor()))
+
+
+def test_registration_shows_the_secret_once_and_only_customers_manage(env):
+    created = env.register("https://hooks.example/ledgerline",
+                           ["invoice.failed", "invoice.completed"])
+    assert created.status_code == 201
+    hook = created.json
+    assert hook["secret"].startswith("whsec_") and hook["events"] == ["invoice.completed",
+                                                                      "invoice.failed"]
+    assert created.headers["Location"] == f"/v1/accounts/acme/webhooks/{hook['id']}"
+    shown = env.client.get(created.headers["Location"], headers=env.headers()).json
+    assert "secret" not in shown and shown["status"] == "enabled"
+    listed = env.client.get("/v1/accounts/acme/webhooks", headers=env.headers()).json["items"]
+    assert [h["id"] for h in listed] == [hook["id"]] and "secret" not in listed[0]
+    assert env.register("https://hooks.example/x", role="supplier").status_code == 403
+    assert env.client.get("/v1/accounts/acme/webhooks",
+                          headers=env.headers("dashboard")).status_code == 403
+    other = env.client.get(f"/v1/accounts/globex/webhooks/{hook['id']}",
+                           headers=env.headers(tenant=env.globex))
+    assert other.status_code == 404
+    assert env.client.get(f"/v1/accounts/acme/webhooks/{hook['id']}",
+                          headers=env.headers(tenant=env.globex)).status_code == 404
+    assert env.client.delete(created.headers["Location"], headers=env.headers()).status_code == 204
+    assert env.client.get(created.headers["Location"], headers=env.headers()).status_code == 404
+
+
+@pytest.mark.parametrize("url, status", [
+    ("http://hooks.example/plain", 422),        # plain HTTP outside the allow-list
+    ("https://127.0.0.1/in", 422),              # loopback
+    ("https://localhost:8443/in", 422),
+    ("https://[::1]/in", 422),
+    ("https://169.254.169.254/latest/meta-data", 422),  # cloud metadata
+    ("https://10.1.2.3/in", 422),
+    ("https://[::ffff:192.168.1.1]/in", 422),   # a private address inside IPv6
+    ("https://100.64.0.1/in", 422),             # carrier-grade NAT, not public
+    ("ftp://hooks.example/in", 400),
+    ("https://user:pw@hooks.example/in", 400),
+    ("hooks.example/in", 400),
+])
+def test_addresses_nobody_may_call_are_refused_at_registration(strict, url, status):
+    resp = strict.register(url)
+    assert resp.status_code == status, resp.json
+    assert resp.json["code"] == ("webhook_url_refused" if status == 422 else "bad_request")
+
+
+def test_events_are_validated(env):
+    for events in ([], ["invoice.exploded"], "invoice.completed", [1]):
+        assert env.register("https://hooks.example/x", events).status_code == 400
+    extra = env.client.post("/v1/accounts/acme/webhooks", headers=env.headers(), json={
+        "url": "https://hooks.example/x", "events": ["invoice.completed"], "retry": True})
+    assert extra.status_code == 400
+
+
+def test_every_change_writes_its_event_in_the_same_transaction(make_services):
+    failing = ControlledExtractor(failures=[ExtractionError("pdf_encrypted", "locked")])
+    env = Env(make_services(extractor=failing))
+    env.register("https://hooks.example/all", ["invoice.completed", "invoice.failed",
+                                               "invoice.corrected", "invoice.deleted"])
+    env.register("https://hooks.example/deleted-only", ["invoice.deleted"])
+    broken = env.upload("broken")
+    env.work()  # fails: invoice.failed
+    leader = env.upload("shared")
+    joined = env.upload("shared", role="supplier")
+    env.work()  # one publish: invoice.completed for both
+    hit = env.upload("shared", role="supplier2")  # served from the cache: completed at once
+    env.client.patch(f"/v1/accounts/acme/invoices/{leader['id']}", headers=env.headers(),
+                     json={"fields": {"purchase_order": "PO-1"}})
+    env.client.delete(f"/v1/accounts/acme/invoices/{joined['id']}", headers=env.headers())
+    events = [(d.type, d.invoice_id, d.detail) for d in env.deliveries()
+              if d.endpoint_id == _endpoint(env, "all")]
+    assert sorted(events) == sorted([
+        ("invoice.failed", broken["id"], "pdf_encrypted"),
+        ("invoice.completed", leader["id"], None), ("invoice.completed", joined["id"], None),
+        ("invoice.completed", hit["id"], None), ("invoice.corrected", leader["id"], "1"),
+        ("invoice.deleted", joined["id"], None)])
+    only = [(d.type, d.invoice_id) for d in env.deliveries()
+            if d.endpoint_id == _endpoint(env, "deleted-only")]
+    assert only == [("invoice.deleted", joined["id"])]
+    assert len({d.id for d in env.deliveries()}) == 7
+
+
+def _endpoint(env, suffix):
+    with transaction(env.services.engine, write=False) as conn:
+        return conn.execute(select(webhook_endpoints.c.id)
+                            .where(webhook_endpoints.c.url.endswith(suffix))).scalar()
+
+
+def test_deliveries_are_signed_the_standard_webhooks_way_and_logged(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/hooks/in", ["invoice.completed"]).json
+        receiver.secret = hook["secret"]
+        invoice = env.upload("signed")
+        env.work()
+        env.deliver()
+    [got] = receiver.received
+    assert got.verified is True
+    assert got.headers["webhook-id"] == f"{invoice['id']}.completed.{_job_of(env, invoice)}"
+    assert got.headers["Content-Type"] == "application/json"
+    assert got.event["type"] == "invoice.completed"
+    assert got.event["data"] == {"account": "acme", "invoice_id": invoice["id"],
+                                 "url": f"/v1/accounts/acme/invoices/{invoice['id']}"}
+    [item] = env.log(hook["id"]).json["items"]
+    assert item["status"] == "delivered" and item["attempts"] == 1
+    assert item["log"][0]["status_code"] == 200 and item["log"][0]["response_excerpt"] == "thanks"
+
+
+def _job_of(env, invoice):
+    from ledgerline.adapters.db.tables import invoices
+
+    with transaction(env.services.engine, write=False) as conn:
+        return conn.execute(select(invoices.c.job_id)
+                            .where(invoices.c.id == invoice["id"])).scalar()
+
+
+def test_failures_are_retried_within_seconds_with_the_same_webhook_id(env):
+    receiver = Receiver(plan=[FAIL, DROP, SLOW], slow_seconds=2.0)
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        receiver.secret = hook["secret"]
+        env.upload("flaky")
+        env.work()
+        delays = []
+        for _ in range(3):
+            env.deliver()
+            [row] = env.deliveries()
+            assert row.status == "pending"
+            delays.append((row.next_attempt_at - _last_attempt(env)).total_seconds())
+            _due_now(env)
+        env.deliver()
+    assert [r.answered for r in receiver.received] == [FAIL, DROP, SLOW, "ok"]
+    assert len({r.headers["webhook-id"] for r in receiver.received}) == 1
+    assert all(r.verified for r in receiver.received)
+    assert 2.5 <= delays[0] <= 5.0 + 1      # the first retry within 5 s
+    assert 15.0 <= delays[1] <= 30.0 + 1    # the second within 30 s of that
+    assert 60.0 <= delays[2] <= 120.0 + 1   # then exponential
+    log = env.log(hook["id"]).json["items"][0]["log"]
+    assert [a["status_code"] for a in log] == [500, None, None, 200]
+    assert "timed out" in log[2]["error"] and log[1]["error"]
+    assert env.log(hook["id"], status="delivered").json["items"][0]["attempts"] == 4
+
+
+def _last_attempt(env):
+    from ledgerline.adapters.db.tables import webhook_attempts
+
+    with transaction(env.services.engine, write=False) as conn:
+        started = conn.execute(select(webhook_attempts.c.started_at)
+                               .order_by(webhook_attempts.c.id.desc()).limit(1)).scalar()
+    return started
+
+
+def _due_now(env):
+    with transaction(env.services.engine, write=True) as conn:
+        conn.execute(update(webhook_deliveries).values(next_attempt_at=db_now_plus(-1)))
+
+
+def test_a_delivery_is_given_up_after_three_days_and_the_endpoint_disabled_after_five(env):
+    receiver = Receiver(default=FAIL)
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        env.upload("doomed")
+        env.work()
+        env.deliver()
+        with transaction(env.services.engine, write=True) as conn:  # three days later
+            conn.execute(update(webhook_deliveries).values(
+                first_attempt_at=db_now_plus(-3 * 86400 - 60), next_attempt_at=db_now_plus(-1)))
+        env.deliver()
+        assert env.deliveries()[0].status == "failed"
+        env.upload("doomed-2")
+        env.work()
+        with transaction(env.services.engine, write=True) as conn:  # failing for five days
+            conn.execute(update(webhook_endpoints).values(
+                failing_since=db_now_plus(-5 * 86400 - 60)))
+        env.deliver()
+        shown = env.client.get(f"/v1/accounts/acme/webhooks/{hook['id']}",
+                               headers=env.headers()).json
+        assert shown["status"] == "disabled" and "5 days" in shown["disabled_reason"]
+        assert "HTTP 500" in shown["disabled_reason"]
+        env.upload("doomed-3")
+        env.work()
+        _due_now(env)
+        sent = len(receiver.received)
+        env.deliver()
+        assert len(receiver.received) == sent  # nothing goes to a disabled endpoint
+        # Fixed: a replay sends everything again and enables the endpoint.
+        receiver.default = "ok"
+        replayed = env.client.post(f"/v1/accounts/acme/webhooks/{hook['id']}/replay",
+                                   json={"since": "2000-01-01T00:00:00Z"}, headers=env.headers())
+        assert replayed.status_code == 202 and replayed.json == {"replayed": 3}
+        env.deliver()
+    assert {d.status for d in env.deliveries()} == {"delivered"}
+    shown = env.client.get(f"/v1/accounts/acme/webhooks/{hook['id']}", headers=env.headers()).json
+    assert shown["status"] == "enabled" and shown["failing_since"] is None
+
+
+def test_a_replay_by_event_id_resends_with_the_same_id(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        env.upload("again")
+        env.work()
+        env.deliver()
+        event_id = receiver.received[0].headers["webhook-id"]
+        resp = env.client.post(f"/v1/accounts/acme/webhooks/{hook['id']}/replay",
+                               json={"event_ids": [event_id]}, headers=env.headers())
+        assert resp.json == {"replayed": 1}
+        env.deliver()
+    assert [r.headers["webhook-id"] for r in receiver.received] == [event_id, event_id]
+    for bad in ({}, {"since": "yesterday"}, {"since": "2026-11-29T10:00:00"},
+                {"event_ids": []}, {"since": "2026-11-29T10:00:00Z", "event_ids": ["x"]}):
+        assert env.client.post(f"/v1/accounts/acme/webhooks/{hook['id']}/replay", json=bad,
+                               headers=env.headers()).status_code == 400, bad
+
+
+def test_the_address_is_checked_after_resolution_and_nothing_is_sent(strict):
+    """A public-looking name that resolves to a private address is refused at delivery."""
+    receiver = Receiver()
+    with receiving(receiver):
+        hook = strict.register("https://hooks.example/in").json
+        strict.upload("rebind")
+        strict.work()
+        for address in ("127.0.0.1", "169.254.169.254", "10.0.0.7", "::ffff:127.0.0.1"):
+            _due_now(strict)
+            strict.deliver(resolver=lambda host, port, a=address: ["93.184.216.34", a])
+    assert receiver.received == []
+    log = strict.log(hook["id"]).json["items"][0]["log"]
+    assert [a["status_code"] for a in log] == [None] * 4
+    assert "loopback" in log[0]["error"] and "link-local" in log[1]["error"]
+    assert "private" in log[2]["error"] and "loopback" in log[3]["error"]
+    assert all(a["error"].startswith("refused: hooks.example") for a in log)
+
+
+def test_a_redirect_is_checked_like_the_first_address(env):
+    inside, outside = Receiver(), Receiver(host="127.0.0.2")
+    with receiving(inside) as allowed, receiving(outside) as forbidden:
+        target = forbidden.replace("/", "~") + "~stolen"
+        hook = env.register(f"{allowed}/redirect-to/{target}").json
+        env.upload("redirected")
+        env.work()
+        env.deliver()
+        follow = env.register(f"{allowed}/redirect-to/{(allowed + '/final').replace('/', '~')}")
+        env.upload("followed")
+        env.work()
+        _due_now(env)
+        env.deliver()
+    assert outside.received == []  # 127.0.0.2 is loopback and not in the allow-list
+    first = env.log(hook["id"]).json["items"]
+    assert any("127.0.0.2" in (i["last_error"] or "") for i in first)
+    assert [r.path for r in inside.received if r.path == "/final"]
+    assert follow.status_code == 201
+
+
+def test_a_worker_that_lost_its_delivery_lease_changes_nothing(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        env.register(f"{base}/in")
+        env.upload("leased")
+        env.work()
+        from ledgerline.adapters.db import outbox
+
+        with transaction(env.services.engine, write=True) as conn:
+            stale = outbox.claim(conn, "stale-worker", 60)
+        with transaction(env.services.engine, write=True) as conn:  # its lease runs out
+            conn.execute(update(webhook_deliveries).values(lease_expires_at=db_now_plus(-1)))
+        env.deliver()  # another worker takes it over and delivers
+        attempt = outbox.Attempt(stale.now, 5, 500, "HTTP 500", None)
+        with transaction(env.services.engine, write=True) as conn:
+            assert outbox.failed(conn, stale, attempt, retry_in=5, give_up_after=1e9,
+                                 disable_after=1e9) is None
+    [row] = env.deliveries()
+    assert row.status == "delivered" and row.attempts == 2
+
+
+def test_concurrent_delivery_workers_share_the_queue_without_sending_twice(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        env.register(f"{base}/in")
+        for n in range(12):
+            env.upload(f"many-{n}")
+        env.work()
+        threads = [threading.Thread(target=env.deliver) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    ids = [r.headers["webhook-id"] for r in receiver.received]
+    assert len(ids) == 12 and len(set(ids)) == 12

@@ -1,0 +1,343 @@
+"""Line-item tables: headers in every language, columns from the header's geometry, descriptions
+over several lines, VAT-inclusive and discounted lines, tables over several pages, and totals
+that are no items. Pages are built straight in the positioned-text model (so the gaps between
+cells are exactly what a text layer gives), plus generated invoices of every layout."""
+
+from decimal import Decimal
+
+import pytest
+
+from ledgerline.extraction import extract_pdf
+from ledgerline.extraction.finders.line_items import extract_line_items
+from ledgerline.extraction.geometry import DocText
+from ledgerline.extraction.model import Line, Page
+
+CHAR, SIZE = 5.0, 8.0  # points: every character as wide, every line as high
+
+
+def cells(y: float, *parts: tuple[float, str], page: int = 1) -> Line:
+    """One text line of the model made of cells at their x positions, the way a text layer runs
+    neighbouring cells into one line: the gaps between them are spaces without a glyph."""
+    text, chars = "", []
+    for x, part in parts:
+        if text:
+            text += " "
+            chars.append(None)
+        for k, _ in enumerate(part):
+            chars.append((x + k * CHAR, x + (k + 1) * CHAR))
+        text += part
+    x0, x1 = parts[0][0], parts[-1][0] + len(parts[-1][1]) * CHAR
+    return Line(page, x0, y, x1, y + SIZE, text, chars)
+
+
+def row(y: float, *parts: tuple[float, str], page: int = 1) -> list[Line]:
+    """A table row whose cells are lines of their own (the usual case)."""
+    return [cells(y, p, page=page) for p in parts]
+
+
+def items(*pages: list[Line]) -> list[dict]:
+    model = [Page(n, 595, 842, sorted(ls, key=lambda ln: (-ln.y0, ln.x0)))
+             for n, ls in enumerate(pages, start=1)]
+    return extract_line_items(DocText(model))
+
+
+def nets(found: list[dict]) -> list[str]:
+    return [str(it["net_amount"]) for it in found]
+
+
+def right(x: float, text: str) -> tuple[float, str]:
+    """A cell right-aligned at x, as figures are."""
+    return (x - len(text) * CHAR, text)
+
+
+# --------------------------------------------------------------------------- every language
+HEADERS = {
+    "en": ("Description", "Qty", "Unit price", "Amount", "Subtotal"),
+    "pl": ("Nazwa towaru lub uslugi", "Ilosc", "Cena netto", "Wartosc netto", "Razem"),
+    "cs": ("Popis", "Množství", "Cena za MJ", "Celkem bez DPH", "Celkem"),
+    "pt": ("Descrição", "Qtd.", "Preço unitário", "Valor", "Total"),
+    "sv": ("Benämning", "Antal", "À-pris", "Belopp", "Summa"),
+    "da": ("Beskrivelse", "Antal", "Enhedspris", "Beløb", "I alt"),
+    "no": ("Beskrivelse", "Antall", "Enhetspris", "Beløp", "Sum"),
+    "fi": ("Kuvaus", "Määrä", "Yksikköhinta", "Yhteensä", "Yhteensä"),
+    "de": ("Bezeichnung", "Menge", "Einzelpreis", "Gesamtbetrag", "Zwischensumme"),
+    "fr": ("Désignation", "Quantité", "Prix unitaire", "Montant HT", "Total HT"),
+}
+
+
+@pytest.mark.parametrize("lang", HEADERS)
+def test_a_header_in_each_language_opens_the_table(lang):
+    desc, qty, price, amount, total = HEADERS[lang]
+    page = [
+        *row(700, (50, desc), (260, qty), (330, price), (460, amount)),
+        *row(680, (50, "Widget"), right(290, "3"), right(400, "12,50"), right(540, "37,50")),
+        *row(666, (50, "Gadget"), right(290, "2"), right(400, "100,00"), right(540, "200,00")),
+        *row(630, (50, total), right(540, "237,50")),
+    ]
+    found = items(page)
+    assert nets(found) == ["37.50", "200.00"]
+    assert found[0]["quantity"] == Decimal("3") and found[0]["unit_price"] == Decimal("12.50")
+    assert found[0]["description"] == "Widget"
+
+
+# --------------------------------------------------------------------------- columns
+def test_header_cells_run_together_are_read_apart():
+    # one text line for three header cells, and a stacked second header line under two of them
+    page = [
+        cells(700, (40, "Lp."), (60, "Nazwa towaru lub uslugi"), (330, "Cena jedn."),
+              (390, "Ilosc"), (430, "Stawka"), (485, "Wartosc sprzedazy")),
+        cells(690, (330, "netto"), (430, "podatku"), (485, "netto")),
+        *row(675, right(48, "1"), (60, "Usluga pierwsza"), right(385, "10 120,00"), right(420, "1"),
+             (430, "23 %"), right(575, "10 120,00")),
+        *row(660, right(48, "2"), (60, "Usluga druga"), right(385, "3 795,00"), right(420, "1"),
+             (430, "23 %"), right(575, "3 795,00")),
+    ]
+    found = items(page)
+    assert nets(found) == ["10120.00", "3795.00"]
+    assert found[0]["vat_rate"] == Decimal("23") and found[1]["description"] == "Usluga druga"
+
+
+def test_one_header_cell_over_two_columns_of_figures_is_split_where_they_part():
+    # "Unit price Price": the text layer gives one cell, the figures below give two columns
+    page = [
+        *row(700, (20, "Pos."), (40, "Description")),
+        cells(700, (300, "Quantity")),
+        cells(700, (360, "Unit price Price")),
+        *row(685, right(25, "1"), (40, "Concept work"), right(340, "12"), right(400, "160.00"),
+             right(450, "1'920.00")),
+        *row(670, right(25, "2"), (40, "Implementation"), right(340, "34"), right(400, "160.00"),
+             right(450, "5'440.00")),
+        *row(650, (40, "Sub-Total"), right(450, "7'360.00")),
+    ]
+    assert nets(items(page)) == ["1920.00", "5440.00"]
+
+
+def test_the_amount_column_is_told_by_arithmetic_when_the_words_mislead():
+    # "Amount" here is the quantity (a translation of "Menge"); quantity × price = total
+    page = [
+        *row(700, (50, "Amount"), (120, "Product"), (300, "VAT"), (350, "Price"), (430, "Total")),
+        *row(680, right(90, "400.00"), (120, "Ballons"), (300, "19%"), right(400, "0.79 €"),
+             right(480, "316.00 €")),
+        *row(665, right(90, "800.00"), (120, "Hot air"), (300, "19%"), right(400, "0.025 €"),
+             right(480, "20.00 €")),
+        *row(640, (50, "Net total: 336.00 €")),
+    ]
+    assert nets(items(page)) == ["316.00", "20.00"]
+
+
+def test_a_sidebar_beside_the_header_is_no_column():
+    page = [
+        *row(700, (40, "CVR 44151227"), (220, "Vare"), (390, "Antal"), (440, "Pris"),
+             (500, "Beløb")),
+        *row(688, (40, "Direktør: R. Pedersen")),
+        *row(675, (220, "Konsulentydelser"), right(410, "6"), right(480, "1.500,00"),
+             right(545, "9.000,00")),
+        *row(650, (320, "I alt"), right(545, "9.000,00")),
+    ]
+    assert nets(items(page)) == ["9000.00"]
+
+
+# --------------------------------------------------------------------------- descriptions
+def test_descriptions_over_several_lines_stay_with_their_item():
+    page = [
+        *row(700, (50, "Pos."), (80, "Description"), (440, "Prices in EUR")),
+        *row(680, right(60, "1"), (80, "The first service"), right(500, "320,00")),
+        *row(660, right(60, "2"), (80, "Another one, with details"), right(500, "245,00")),
+        *row(652, (90, "- some more explanation")),
+        *row(644, (90, "- of the service")),
+        *row(624, right(60, "3"), (80, "The last service"), right(500, "65,00")),
+        *row(600, (380, "Subtotal:"), right(500, "630,00")),
+        *row(586, (380, "VAT 20%:"), right(500, "126,00")),
+    ]
+    found = items(page)
+    assert nets(found) == ["320.00", "245.00", "65.00"]
+    assert found[1]["description"] == (
+        "Another one, with details - some more explanation - of the service"
+    )
+
+
+def test_an_amount_printed_between_description_lines_is_one_item():
+    # the amount sits on the middle line; the gap between items is wider than between lines
+    page = [
+        *row(700, (50, "Item"), (300, "Qty"), (460, "Total")),
+        *row(680, (50, "Annual licence")),
+        *row(671, (50, "Premium plan"), right(320, "2"), right(520, "1,200.00")),
+        *row(662, (50, "(12 months)")),
+        *row(640, (50, "Setup fee")),
+        *row(631, (50, "one-off"), right(320, "1"), right(520, "150.00")),
+        *row(622, (50, "on site")),
+        *row(600, (50, "Total"), right(520, "1,350.00")),
+    ]
+    found = items(page)
+    assert nets(found) == ["1200.00", "150.00"]
+    assert found[0]["description"] == "Annual licence Premium plan (12 months)"
+    assert found[1]["description"] == "Setup fee one-off on site"
+
+
+# --------------------------------------------------------------------------- VAT and discounts
+def test_vat_inclusive_lines_give_their_net_amount():
+    page = [
+        *row(700, (50, "Artikel"), (250, "Anzahl"), (300, "Preis inkl. MwSt."), (400, "USt."),
+             (470, "Gesamt brutto")),
+        *row(680, (50, "Fachbuch"), right(280, "1"), right(380, "29,90"), (400, "7 %"),
+             right(540, "29,90")),
+        *row(665, (50, "Monitor"), right(280, "6"), right(380, "481,50"), (400, "19 %"),
+             right(540, "2.889,00")),
+        *row(640, (300, "Rechnungsbetrag:"), right(540, "2.918,90 €")),
+    ]
+    found = items(page)
+    assert nets(found) == ["27.94", "2427.73"]
+    assert found[1]["unit_price"] == Decimal("404.62") and found[1]["vat_rate"] == Decimal("19")
+
+
+def test_a_line_total_with_its_tax_gives_quantity_times_price():
+    page = [
+        *row(700, (50, "Description"), (300, "Price"), (360, "Quantity"), (430, "Tax"),
+             (500, "Total")),
+        *row(680, (50, "Website"), right(340, "$12,500"), right(550, "$12,500")),
+        *row(665, (50, "Hardware"), right(340, "$500"), right(400, "3"), (430, "7.025%"),
+             right(550, "$1,605.38")),
+        *row(650, (50, "Voucher"), right(340, "($100)"), right(550, "($100)")),
+        *row(620, (420, "TOTAL"), right(550, "$14,005.38")),
+    ]
+    assert nets(items(page)) == ["12500", "1500.00", "-100"]
+
+
+def test_discounted_lines_keep_the_amount_after_the_discount():
+    page = [
+        *row(700, (50, "Description"), (260, "Qty"), (300, "Unit price"), (380, "Disc. %"),
+             (450, "Amount")),
+        *row(680, (50, "Chairs"), right(280, "4"), right(360, "120.00"), right(420, "10"),
+             right(510, "432.00")),
+        *row(665, (50, "Desks"), right(280, "2"), right(360, "300.00"), right(420, "0"),
+             right(510, "600.00")),
+        *row(640, (50, "Subtotal"), right(510, "1,032.00")),
+    ]
+    found = items(page)
+    assert nets(found) == ["432.00", "600.00"]
+    assert found[0]["unit_price"] == Decimal("120.00")
+
+
+# --------------------------------------------------------------------------- pages and totals
+def _header(page: int, y: float) -> list[Line]:
+    return row(y, (50, "Description"), (300, "Qty"), (460, "Amount"), page=page)
+
+
+def _item(page: int, y: float, n: int) -> list[Line]:
+    return row(y, (50, f"Article {n}"), right(320, "1"), right(520, f"{n},00"), page=page)
+
+
+def test_a_table_goes_on_over_pages_without_its_carried_forward_rows():
+    first = [*_header(1, 700), *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n)),
+             *row(600, (300, "Carried forward"), right(520, "6,00"))]
+    second = [*row(800, (50, "Invoice 2024-17, page 2")), *_header(2, 780),
+              *row(765, (300, "Brought forward"), right(520, "6,00"), page=2),
+              *(x for n in range(4, 6) for x in _item(2, 765 - 15 * (n - 3), n)),
+              *row(600, (300, "Übertrag"), right(520, "15,00"), page=2)]
+    third = [*row(800, (50, "Invoice 2024-17, page 3"), page=3),
+             *(x for n in range(6, 8) for x in _item(3, 790 - 15 * (n - 5), n)),
+             *row(700, (300, "Total"), right(520, "28,00"), page=3)]
+    assert nets(items(first, second, third)) == [f"{n}.00" for n in range(1, 8)]
+
+
+def test_totals_are_no_items():
+    page = [
+        *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),
+        *row(655, right(520, "3,00")),  # an unlabelled sum under the amounts
+        *row(640, (50, "Note: delivered in two parts")),
+        *row(600, (300, "Total due: 3,00")),
+    ]
+    assert nets(items(page)) == ["1.00", "2.00"]
+    labelled = [*_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),
+                *row(650, (330, "Kwota należności ogółem: 3,00 PLN"))]
+    assert nets(items(labelled)) == ["1.00", "2.00"]
+
+
+@pytest.mark.parametrize("code", ["", "95"])
+def test_allowances_and_charges_on_the_whole_invoice_are_no_items(code):
+    """EN 16931 renderings print the document's allowances and charges under the items, each
+    with an amount and a rate in the item columns, a code in the first column or none."""
+    head = row(700, (40, "Ligne"), (90, "Désignation"), (300, "Qté"), (380, "Total HT"),
+               (450, "TVA"))
+    lines = [
+        *head,
+        *row(685, (40, "1"), (90, "Prestation support"), right(320, "1,00"), right(420, "60,00"),
+             (450, "20,00%")),
+        *row(670, (40, "2"), (90, "Fournitures papier"), right(320, "3,00"), right(420, "28,00"),
+             (450, "10,00%")),
+        *row(650, *([(40, code)] if code else []), (90, "REMISE : REMISE COMMERCIALE"),
+             right(420, "-5,00"), (450, "20,00%")),
+        *row(635, *([(40, code)] if code else []), (90, "CHARGE : FRAIS DEPLACEMENT"),
+             right(420, "10,00"), (450, "20,00%")),
+        *row(620, (90, "Abschlag: Skonto"), right(420, "-1,00"), (450, "20,00%")),
+    ]
+    assert nets(items(lines)) == ["60.00", "28.00"]
+
+
+def test_a_subtotal_between_two_groups_of_items_does_not_end_the_table():
+    head = row(700, (50, "Description"), (260, "Qty"), (320, "Unit price"), (460, "Amount"))
+    group = [
+        *row(685, (50, "Office chair"), right(280, "1"), right(380, "70.00"), right(520, "70.00")),
+        *row(670, (420, "Subtotal $ 70.00")),
+        *row(655, (50, "--- Food ---")),
+        *row(640, (50, "Olive oil"), right(280, "2"), right(380, "4.50"), right(520, "9.00")),
+        *row(610, (300, "Total"), right(520, "79.00")),
+    ]
+    assert nets(items([*head, *group])) == ["70.00", "9.00"]
+
+
+def test_rows_of_totals_and_of_document_facts_head_no_table():
+    page = [
+        *row(700, (50, "Invoice no."), (200, "Date"), (350, "Customer"), (460, "Amount due")),
+        *row(686, (50, "RE-17"), (200, "05.03.2024"), (350, "K-1"), right(520, "119,00")),
+        *row(650, (100, "Net"), (250, "VAT"), (400, "Gross")),
+        *row(636, right(150, "100,00"), right(300, "19,00"), right(450, "119,00")),
+    ]
+    assert items(page) == []
+
+
+def test_a_header_word_broken_over_two_lines_is_no_document_fact():
+    # "Pos." in a narrow column, broken into "Po" / "s.": "Po" alone reads as a PO label
+    page = [
+        *row(700, (20, "Po"), (40, "Description"), (300, "Qty"), (360, "Unit price"),
+             (460, "Amount")),
+        *row(691, (20, "s.")),
+        *row(675, right(30, "1"), (40, "Concept work"), right(320, "12"), right(420, "160.00"),
+             right(520, "1920.00")),
+        *row(660, right(30, "2"), (40, "Implementation"), right(320, "34"), right(420, "160.00"),
+             right(520, "5440.00")),
+        *row(640, (300, "Total"), right(520, "7360.00")),
+    ]
+    assert nets(items(page)) == ["1920.00", "5440.00"]
+
+
+def test_a_copy_of_the_invoice_on_a_later_page_repeats_no_item():
+    copy = [*_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),
+            *row(640, (300, "Total"), right(520, "3,00"))]
+    again = [Line(2, ln.x0, ln.y0, ln.x1, ln.y1, ln.text, ln.chars) for ln in copy]
+    assert nets(items(copy, again)) == ["1.00", "2.00"]
+
+
+# --------------------------------------------------------------------------- generated invoices
+LAYOUTS = ("letterhead", "footer_seller", "two_columns", "header_rows", "boxed", "sidebar",
+           "bill_ship_to", "retail", "multi_page")
+
+
+@pytest.mark.parametrize("template", LAYOUTS)
+def test_generated_invoices_of_every_layout(template, tmp_path):
+    from ledgerline.samples import generate
+
+    checked = 0
+    for seed in range(40):  # the first net-priced invoices of the layout in three languages
+        pdf, truth = generate(seed, lang=("en", "de", "pl")[checked % 3], template=template)
+        if truth["_generator"]["prices_include_vat"]:
+            continue
+        path = tmp_path / f"{seed}.pdf"
+        path.write_bytes(pdf)
+        doc = extract_pdf(path, content_hash="blake3:" + "ab" * 32, use_embedded_xml=False)
+        want = sorted(Decimal(str(li["net_amount"])) for li in truth["line_items"])
+        assert sorted(Decimal(li["net_amount"]) for li in doc["line_items"]) == want, seed
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
