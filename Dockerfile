@@ -83,10 +83,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1
 
-# Runtime libraries only: libpq for psycopg's C implementation, tini as PID 1.
+# Runtime libraries only: libpq for psycopg's C implementation, tini as PID 1, libgomp for
+# LightGBM (the field ranker), whose wheel links it but does not ship it.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 tini \
+    && apt-get install -y --no-install-recommends libpq5 tini libgomp1 \
     && rm -rf /var/lib/apt/lists/*
 
 RUN groupadd --system --gid 10001 ledgerline \

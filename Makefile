@@ -2,6 +2,7 @@
 # make test   — the whole suite, against real PostgreSQL and SeaweedFS started on loopback
 # make venv   — .venv with the package (editable) and its test dependencies
 # make lock   — infra/requirements.lock, the image's pinned and hashed dependencies
+# make train  — rebuild the field ranker's model file from ../shared/corpus and generated invoices
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,8 +15,9 @@ PYTEST_ARGS ?=
 SERVE_ARGS ?=
 BENCH ?= bench/run.py
 BENCH_ARGS ?=
+TRAIN_ARGS ?=
 
-.PHONY: venv system-deps test serve bench lint lock clean
+.PHONY: venv system-deps test serve bench train lint lock clean
 
 venv: $(STAMP)
 
@@ -39,6 +41,10 @@ bench: venv
 	@$(PY) -c "import procrastinate" 2>/dev/null || \
 	    $(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,bench]'
 	$(PY) $(BENCH) $(BENCH_ARGS)
+
+# Deterministic: the same corpus and code give the same file (see extraction/ranker/train.py).
+train: venv
+	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ranker.train $(TRAIN_ARGS)
 
 lint: venv
 	$(PY) -m ruff --version >/dev/null 2>&1 || $(PY) -m pip install --quiet ruff

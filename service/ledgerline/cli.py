@@ -344,17 +344,18 @@ def worker(concurrency: int, grace: float | None, deliveries: int) -> None:
                 type=click.Path(exists=True))
 def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
     """Extract invoices offline: each FILE, and every accepted file under each DIR (recursive,
-    told by content). One JSON line per file: {"file", "document"} or {"file", "error"}; exit
-    status 1 when any file failed. On a terminal, a progress bar on stderr."""
+    told by content: PDF, scan or photo, e-invoice XML). One JSON line per file: {"file",
+    "document"} or {"file", "error"}; exit status 1 when any file failed. On a terminal, a
+    progress bar on stderr."""
     from tqdm import tqdm
 
     from .bootstrap import configured_extractor
+    from .formats import accepted_names
     from .service_layer.offline_extract import answer, plan
 
     work = plan(paths)
     if not work.files:
-        click.echo("ledgerline extract: no accepted files (PDF, image or e-invoice XML) found",
-                   err=True)
+        click.echo(f"ledgerline extract: no accepted files ({accepted_names()}) found", err=True)
         return
     extractor = configured_extractor(settings_or_exit(),
                                      use_embedded_xml=False if no_embedded_xml else None)

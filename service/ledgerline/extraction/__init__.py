@@ -29,12 +29,16 @@ import stdnum
 from .checks.schematron import RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
+from .ranker.model import FORMAT as RANKER_FORMAT
+from .ranker.model import model_digest
 from .sources.pdf_text import LAYOUT_PARAMS, MAX_PAGES, parse_pdf
 from .vocabulary import LANGUAGES
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
-MODEL_VERSION = "rules-2026.11.2"
+MODEL_VERSION = "ranker-2026.12.1"
 MODEL_CONFIG: dict = {
+    # the learned ranker's file: another model, another cache key
+    "ranker": {"format": RANKER_FORMAT, "sha256": model_digest()},
     "embedded_xml": True,
     "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL", "KSeF"],
     "official_rules": RULESET_VERSION,  # the EN 16931 / XRechnung schematron run on the XML

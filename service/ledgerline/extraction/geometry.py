@@ -44,6 +44,7 @@ class DocText:
         self._amounts: dict[int, list] = {}
         self._rows: dict[int, list[int]] = {}
         self._labels: dict = {}
+        self._above: dict[int, int | None] = {}
         self.page_size = {p.number: (p.width, p.height) for p in pages}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
@@ -152,8 +153,15 @@ class DocText:
 
     def line_above(self, i: int) -> str:
         """Folded text of the line just above line i (same column), or ''."""
+        j = self.line_above_index(i)
+        return "" if j is None else self.folded[j]
+
+    def line_above_index(self, i: int) -> int | None:
+        """The line just above line i (same column), or None (cached)."""
+        if i in self._above:
+            return self._above[i]
         ln = self.lines[i]
-        best, best_gap = "", ABOVE_GAP_HEIGHTS * ln.height
+        best, best_gap = None, ABOVE_GAP_HEIGHTS * ln.height
         for j in self.by_page[ln.page]:
             other = self.lines[j]
             gap = other.y0 - ln.y1
@@ -161,7 +169,8 @@ class DocText:
                 continue
             if abs(other.x0 - ln.x0) > ABOVE_ALIGN and not (other.x0 <= ln.x0 <= other.x1):
                 continue
-            best, best_gap = self.folded[j], gap
+            best, best_gap = j, gap
+        self._above[i] = best
         return best
 
     def context_before(self, i: int) -> str:

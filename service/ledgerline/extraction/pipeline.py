@@ -3,8 +3,8 @@ OCR for scans and photos and for the PDF pages without a text layer; an e-invoic
 is read exactly and checked against the official rules.
 
 Source (PDF text layer and OCR, page by page; embedded XML; standalone XML) → geometry index →
-candidate generation (``finders``) → choice (``choice``) → EN 16931 validations → the invoice-v1
-document. OCR pages are the same positioned-text model as text-layer pages, so everything after
+candidate generation (``finders``) → the learned ranker (``ranker``) → EN 16931 validations →
+the invoice-v1 document. OCR pages are the same positioned-text model as text-layer pages, so everything after
 the source treats them alike; only a field's confidence also says how sure OCR was of the words
 it was read from.
 """
@@ -14,12 +14,12 @@ from __future__ import annotations
 from . import document as D
 from . import ocr
 from .checks import schematron
-from .choice import choose
 from .errors import ExtractionError
 from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
 from .model import location_confidence
+from .ranker import choose
 from .sources.einvoice_xml import XmlInvoice, parse_invoice_xml, pick_invoice_attachment
 from .sources.pdf_text import ParsedPdf, parse_pdf
 from .sources.xml_parsing import MAX_XML_BYTES
@@ -52,8 +52,9 @@ def _text_entries(fields: dict, dt: DocText) -> dict:
 
 def _text_layer(dt: DocText) -> tuple[dict, list, list[str]]:
     """Fields (the chosen candidates), line items and review reasons from the page's text."""
-    choice = choose(dt, find_candidates(dt))
-    items = extract_line_items(dt, credit_note=choice.credit_note)
+    found = find_candidates(dt)
+    items = extract_line_items(dt, credit_note=found.facts.credit_note)
+    choice = choose(dt, found, items)
     reasons = list(choice.reasons)
     for name in choice.vat_checksum_failed:
         reasons.append(f"{name}: printed VAT identifier fails its checksum")

@@ -1,11 +1,11 @@
 """Candidate generation and choice are apart: the finders read the positioned-text model and
-score nothing; the choice step scores their evidence and picks one value per field."""
+score nothing; the rules score their evidence for the fields they choose, the ranker picks the
+totals."""
 
 from decimal import Decimal
 
-from ledgerline.extraction import parse_pdf
+from ledgerline.extraction import choice, parse_pdf, ranker
 from ledgerline.extraction.candidates import BELOW, RIGHT, SAME_LINE
-from ledgerline.extraction.choice import choose
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.model import Line, Page
@@ -45,18 +45,19 @@ def test_candidates_carry_evidence_and_no_score(make_pdf):
     assert all(c.score == 0.0 for cands in found.fields.values() for c in cands)
 
 
-def test_the_choice_scores_evidence_and_picks_consistent_totals(make_pdf):
+def test_the_rules_score_evidence_and_leave_the_totals_to_the_ranker(make_pdf):
     dt = _index(make_pdf)
-    choice = choose(dt, find_candidates(dt))
-    values = {k: (c.value if c else None) for k, c in choice.fields.items()}
-    assert values["invoice_number"] == "RE-2024-17"
-    assert (values["net_total"], values["tax_total"], values["gross_total"]) == (
+    rules = choice.choose(dt, find_candidates(dt))
+    assert rules.fields["invoice_number"].value == "RE-2024-17"
+    assert rules.fields["invoice_number"].score > 0.9
+    assert rules.fields["currency"].value == "EUR"
+    assert "gross_total" not in rules.fields
+    chosen = ranker.choose(dt, find_candidates(dt)).fields
+    assert (chosen["net_total"].value, chosen["tax_total"].value, chosen["gross_total"].value) == (
         Decimal("100.00"),
         Decimal("19.00"),
         Decimal("119.00"),
     )
-    assert values["currency"] == "EUR"
-    assert choice.fields["gross_total"].score > 0.9  # net + tax = gross raises confidence
 
 
 def test_finders_read_any_source_of_the_model():
@@ -64,7 +65,9 @@ def test_finders_read_any_source_of_the_model():
     text = "Invoice No: 4711"
     line = Line(1, 50, 700, 200, 712, text, [None] * len(text), confidences=[0.9] * len(text))
     dt = DocText([Page(1, 595, 842, [line])])
-    (number,) = find_candidates(dt).fields["invoice_number"]
+    found = find_candidates(dt).fields["invoice_number"]
+    (number,) = [c for c in found if c.evidence.kind == "label"]
     assert number.value == "4711"
+    assert {c.value for c in found if c.evidence.kind == "page_id"} == {"4711"}
     assert line.span_confidence(12, 16) == 0.9
     assert Line(1, 0, 0, 1, 1, "x", [None]).span_confidence(0, 1) is None

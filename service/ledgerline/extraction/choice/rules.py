@@ -2,8 +2,8 @@
 
 A label's candidate scores the label's weight times a factor for where the value sits (on the
 label's line, right of it, below it) times how clearly it reads as a value; the other kinds of
-evidence have a fixed prior. These numbers were tuned by hand on the corpus; a learned ranker
-replaces this module and :mod:`.parties` scoring, not the candidate generation.
+evidence have a fixed prior. These numbers were tuned by hand on the corpus; the learned ranker
+weighs their verdict on the number, the dates and the parties as one of its features.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 from .currency import currency_mentions
 from .header_fields import first_date_candidates, label_candidates
+from .page_values import page_value_candidates, tax_sum_candidates
 from .parties import party_candidates
 from .tax_ids import iban_candidates, vat_candidates
 
@@ -23,6 +24,7 @@ from .tax_ids import iban_candidates, vat_candidates
 class DocumentFacts:
     credit_note: bool  # the first page titles the document a credit note
     paid_words: bool  # the document says something was paid already (deposit, prepaid, ...)
+    declared_form: str | None = None  # "SARL au capital de …": the legal form stated apart
 
 
 @dataclass
@@ -39,6 +41,13 @@ def is_credit_note(dt: DocText) -> bool:
     return any(V.credit_note_titles.search(t) for t in head)
 
 
+def declared_form(dt: DocText) -> str | None:
+    """French mentions state the legal form apart from the name ("SARL au capital de 120 000 €"):
+    the company's name (dénomination) is then the printed name without that form."""
+    m = next(filter(None, (rx.search(dt.full_folded) for rx in V.declared_capital)), None)
+    return m.group(1) if m else None
+
+
 def find_candidates(dt: DocText) -> FoundCandidates:
     fields: dict[str, list[Candidate]] = {name: [] for name in FIELD_NAMES}
     for name, found in label_candidates(dt).items():
@@ -52,7 +61,12 @@ def find_candidates(dt: DocText) -> FoundCandidates:
     parties = party_candidates(dt)
     fields["seller_name"].extend(parties.seller)
     fields["buyer_name"].extend(parties.buyer + parties.recipients)
+    for name, found in page_value_candidates(dt).items():
+        fields[name].extend(found)
+    fields["tax_total"].extend(tax_sum_candidates(dt, fields["tax_total"]))
     facts = DocumentFacts(
-        credit_note=is_credit_note(dt), paid_words=bool(V.paid_words.search(dt.full_folded))
+        credit_note=is_credit_note(dt),
+        paid_words=bool(V.paid_words.search(dt.full_folded)),
+        declared_form=declared_form(dt),
     )
     return FoundCandidates(fields, facts)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from functools import lru_cache
+
 from ..candidates import Candidate, Evidence
 from ..geometry import DocText
-from ..values.currencies import CURRENCIES, ISO_CODE, SYMBOLS
+from ..values.currencies import AMOUNT_SYMBOLS, CONTEXT_SYMBOLS, CURRENCIES, ISO_CODE, SYMBOLS
 from ..vocabulary import VOCABULARY as V
 
 # An ISO code counts on a line that carries an amount or is this short (a "Currency: EUR" cell).
@@ -26,9 +30,12 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
             if code in CURRENCIES and (dt.amounts(i) or len(t) < SHORT_LINE_CHARS):
                 out.append(_mention(dt, i, code, m.start(), m.end(), "iso_code", CODE_VOTES))
         for sym, code in SYMBOLS.items():
-            k = t.find(sym)
-            if k >= 0:
-                out.append(_mention(dt, i, code, k, k + len(sym), "symbol", t.count(sym)))
+            found = _symbol(sym).findall(t)
+            if found:
+                k = _symbol(sym).search(t).start()
+                out.append(_mention(dt, i, code, k, k + len(sym), "symbol", len(found)))
+        if dt.amounts(i):
+            out.extend(_beside_amounts(dt, i))
     for rx, code in V.currency_words:
         if rx.search(dt.full_folded):
             out.append(
@@ -48,6 +55,111 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
             out.append(_mention(dt, i, "USD", s, s + 1, "dollar_sign", 0))
             break
     return out
+
+
+@lru_cache(maxsize=None)
+def _symbol(sym: str) -> re.Pattern:
+    """A symbol not glued to a letter before it ("US$" is not "S$") nor, when it is a word,
+    after it."""
+    tail = r"(?![A-Za-z])" if sym[-1].isalpha() else ""
+    return re.compile(rf"(?<![A-Za-z]){re.escape(sym)}{tail}")
+
+
+_NUMBER = r"\d[\d.,' \u00a0]*"
+
+
+@lru_cache(maxsize=None)
+def _beside_amount(sym: str) -> re.Pattern:
+    s = _symbol(sym).pattern
+    return re.compile(rf"{_NUMBER}(?:,-)?\s?{s}|{s}\s?-?\d")
+
+
+def _beside_amounts(dt: DocText, i: int) -> list[Candidate]:
+    """Word-like symbols right before or after an amount ("1 200 Ft", "Rs. 450"), and shared
+    symbols ("kr", "$", "¥") resolved by the issuer's country where the page tells it."""
+    t = dt.lines[i].text
+    out = []
+    for sym, code in AMOUNT_SYMBOLS.items():
+        m = _beside_amount(sym).search(t)
+        if m and not (sym.startswith("Rs") and _country(dt) not in (None, "IN")):
+            k = t.find(sym, m.start())
+            out.append(_mention(dt, i, code, k, k + len(sym), "symbol", 1))
+    for sym, by_country in CONTEXT_SYMBOLS.items():
+        m = _beside_amount(sym).search(t)
+        code = by_country.get(_country(dt)) if m else None
+        if code is not None:
+            k = t.find(sym, m.start())
+            out.append(_mention(dt, i, code, k, k + len(sym), "context_symbol", 1))
+    return out
+
+
+# Where the page tells the issuer's country: the country part of VAT ids and IBANs, web and mail
+# domains, international phone prefixes, a Canadian postcode, the language of the labels.
+_VAT_OR_IBAN = re.compile(r"\b([A-Z]{2})(?=[\s.-]?\d{2}[\dA-Z\s.-]{6,})")
+_DOMAIN = re.compile(r"(?:www\.|@)[a-z0-9.-]+\.([a-z]{2})\b")
+_PHONE = re.compile(r"(?:\+|\b00)(1|4[4-9]|3[0-9]|8[16]|9[12]|6[14]|5[25])[\s().-]*\d")
+_CA_POSTCODE = re.compile(r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b")
+PHONE_COUNTRIES = {
+    "1": "US", "44": "GB", "45": "DK", "46": "SE", "47": "NO", "48": "PL", "49": "DE",
+    "41": "CH", "42": "CZ", "43": "AT", "36": "HU", "40": "RO", "81": "JP", "86": "CN",
+    "91": "IN", "92": "PK", "61": "AU", "64": "NZ", "52": "MX", "55": "BR", "30": "GR",
+    "31": "NL", "32": "BE", "33": "FR", "34": "ES", "35": "PT", "39": "IT",
+}
+DOMAIN_COUNTRIES = {"uk": "GB"}
+LANGUAGE_COUNTRIES = {
+    "sv": "SE", "da": "DK", "no": "NO", "nb": "NO", "pl": "PL", "cs": "CZ", "hu": "HU",
+    "ro": "RO", "ja": "JP",
+}
+COUNTRY_SHARE = 0.5  # a country is the issuer's when it has at least this share of the signs
+COUNTRY_CODES = frozenset(
+    "AT BE BG CH CY CZ DE DK EE ES FI FR GB GR HR HU IE IS IT LT LU LV MT NL NO PL PT RO SE SI SK "
+    "US CA AU NZ SG HK MX JP CN IN PK LK NP BR FO GL".split()
+)
+
+
+def _country(dt: DocText) -> str | None:
+    got = getattr(dt, "_issuer_country", False)
+    if got is False:
+        got = dt._issuer_country = issuer_country(dt)
+    return got
+
+
+def issuer_country(dt: DocText) -> str | None:
+    """The country the page points at most (None when the signs disagree or there are none)."""
+    votes: Counter = Counter()
+    text = dt.full_text
+    for m in _VAT_OR_IBAN.finditer(text):
+        if m.group(1) in COUNTRY_CODES:
+            votes[m.group(1)] += 2
+    for m in _DOMAIN.finditer(dt.full_folded):
+        cc = DOMAIN_COUNTRIES.get(m.group(1), m.group(1).upper())
+        if cc in COUNTRY_CODES:
+            votes[cc] += 1
+    for m in _PHONE.finditer(text):
+        votes[PHONE_COUNTRIES[m.group(1)]] += 1
+    if _CA_POSTCODE.search(text):
+        votes["CA"] += 1
+    for language, n in _label_languages(dt).items():
+        cc = LANGUAGE_COUNTRIES.get(language)
+        if cc:
+            votes[cc] += min(n, 3)
+    if not votes:
+        return None
+    country, n = votes.most_common(1)[0]
+    if country == "US" and votes["CA"]:
+        return "CA"  # +1 is both; a Canadian postcode or domain settles it
+    return country if n >= COUNTRY_SHARE * sum(votes.values()) else None
+
+
+def _label_languages(dt: DocText) -> Counter:
+    from .header_fields import LABEL_FIELDS, _plain_hits
+
+    langs: Counter = Counter()
+    for i in range(len(dt.lines)):
+        for h in dt.labels(i, LABEL_FIELDS, _plain_hits):
+            if h.language != "*":
+                langs[h.language] += 1
+    return langs
 
 
 def _mention(dt: DocText, i: int, code: str, s: int, e: int, kind: str, votes: int) -> Candidate:

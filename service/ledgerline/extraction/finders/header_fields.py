@@ -42,7 +42,7 @@ _ID_LEAD = re.compile(
     r"^[\s:#.\-–]*(?:(?:n[°º]|no\.?|nr\.?|nummer|number|num(?:ero)?\.?)\s*[:.]?\s*)?[:#\s]*",
     re.IGNORECASE,
 )
-_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b")
+_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b|\bkr\b|K[čc]|z[łl]|\bFt\b|\blei\b")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _NR_IN_TEXT = re.compile(
     r"(?:^|(?<=[\s(),]))(?:n\s?[°º]|no\.?|nr\.?|nummer|number|numero|num\.|#)\s*[:.]?\s*",

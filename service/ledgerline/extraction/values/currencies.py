@@ -29,5 +29,25 @@ def _codes_in_use() -> frozenset[str]:
 CURRENCIES = _codes_in_use()
 ISO_CODE = re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])")
 # Symbols that name one currency wherever they are printed ("$" and "kr" do not: they stay
-# ambiguous and are handled apart).
-SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₺": "TRY", "₽": "RUB", "₩": "KRW", "zł": "PLN"}
+# ambiguous and are handled apart). Longer symbols first: "R$" is not "$".
+SYMBOLS = {
+    "R$": "BRL", "US$": "USD", "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD",
+    "NZ$": "NZD", "S$": "SGD", "HK$": "HKD", "€": "EUR", "£": "GBP", "₹": "INR", "₺": "TRY",
+    "₽": "RUB", "₩": "KRW", "zł": "PLN", "Kč": "CZK", "₪": "ILS", "₱": "PHP", "₫": "VND",
+    "฿": "THB", "₴": "UAH", "₦": "NGN",
+}
+# Symbols that are also words or abbreviations ("lei" is Italian for "she", "Fr." a title):
+# they name their currency only right before or after an amount.
+AMOUNT_SYMBOLS = {"Ft": "HUF", "lei": "RON", "Fr.": "CHF", "RM": "MYR", "Rs": "INR", "Rs.": "INR"}
+# Symbols several currencies share: which one they are depends on the issuer's country, read
+# from the page (VAT ids, IBANs, web and mail domains, phone prefixes, the labels' language).
+# Next to an amount only; a country not listed leaves the symbol unread.
+CONTEXT_SYMBOLS = {
+    "kr": {"SE": "SEK", "DK": "DKK", "NO": "NOK", "IS": "ISK", "FO": "DKK", "GL": "DKK"},
+    "kr.": {"SE": "SEK", "DK": "DKK", "NO": "NOK", "IS": "ISK", "FO": "DKK", "GL": "DKK"},
+    "$": {"CA": "CAD", "AU": "AUD", "NZ": "NZD", "SG": "SGD", "HK": "HKD", "MX": "MXN",
+          "US": "USD"},
+    "¥": {"JP": "JPY", "CN": "CNY"},
+    "Rs": {"PK": "PKR", "LK": "LKR", "NP": "NPR", "IN": "INR"},
+    "Rs.": {"PK": "PKR", "LK": "LKR", "NP": "NPR", "IN": "INR"},
+}

@@ -1,0 +1,193 @@
+"""Every value of a type the page prints, labelled or not: the candidates no label points at.
+
+The label finders (:mod:`.header_fields`, :mod:`.parties`) read a value where a known label
+points at it; a page whose label is in a language the vocabulary lacks, in a header row above
+a value row, or in a totals table with several rates gives them nothing. These finders add every
+amount, identifier-like token, date and name-like line of the page as a candidate of each field
+of its type, with only where it sits as evidence; the ranker's features then read the labels
+around it (:mod:`..ranker.features`). Nothing is scored here.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from ..candidates import Candidate, Evidence
+from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
+from ..geometry import DocText
+from ..values.dates import find_dates
+from ..vocabulary import VOCABULARY as V
+from .header_fields import _plain_hits
+from .parties import _first_part, _namelike
+
+PAGE_AMOUNT, PAGE_ID, PAGE_DATE, PAGE_NAME = "page_amount", "page_id", "page_date", "page_name"
+
+MAX_ID_CHARS = 40
+MIN_ID_CHARS = 2
+# Name-like lines: the first lines of page 1 (letterhead, parties) and the last lines of every
+# page (footers carry the seller's legal name).
+HEAD_NAME_LINES, FOOT_NAME_LINES = 40, 12
+_ID_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9#][A-Za-z0-9/\-_.#:]*[A-Za-z0-9]|(?<![\w/.-])\d(?![\w/])")
+# A short word and a colon before a name: a sub-label in a language the vocabulary may lack.
+_SUB_LABEL = re.compile(r"^[^\W\d_]{2,20}(?:\s[^\W\d_]{2,12})?\s?:\s*(\S.*)$")
+_MIXED = re.compile(r"[a-z][A-Z]|[A-Z].*[A-Z]|\d")
+_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b|\bkr\b|K[čc]|z[łl]|\bFt\b")
+_GLUED = re.compile(r"[\w/.-]")
+_AMOUNT_LIKE = re.compile(r"\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}")
+
+
+def _cands(dt: DocText, fields, i: int, value, s: int, e: int, kind: str, **facts):
+    """One candidate per field for the value at line i, [s, e): one box, one evidence."""
+    ln = dt.lines[i]
+    evidence = Evidence(kind, relative_y=dt.relative_y(i), facts=facts)
+    bbox = ln.span_bbox(s, e)
+    raw = ln.text[s:e]
+    return [Candidate(f, value, raw, ln.page, bbox, i, evidence) for f in fields]
+
+
+def amount_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Every amount on every line that is not a percentage, for each amount field. A number
+    without decimals counts only with a currency beside it or alone in its cell ("38290"), never
+    inside an identifier, a date or an address ("RE-2024-117", "20457 Hamburg")."""
+    out: dict[str, list[Candidate]] = {f: [] for f in AMOUNT_FIELDS}
+    for i, ln in enumerate(dt.lines):
+        text = ln.text
+        for value, s, e, has_dec in dt.amounts(i):
+            if text[e : e + 3].lstrip().startswith("%"):
+                continue
+            if not has_dec and not _CURRENCY_MARK.search(text[max(0, s - 5) : e + 5]):
+                if text.strip() != text[s:e].strip() or _GLUED.search(text[max(0, s - 1) : s]):
+                    continue
+            got = _cands(dt, AMOUNT_FIELDS, i, value, s, e, PAGE_AMOUNT, decimals=has_dec, start=s)
+            for c in got:
+                out[c.field].append(c)
+    return out
+
+
+def _date_spans(text: str, month_first: bool) -> list[tuple[int, int]]:
+    return [(s, e) for _d, s, e in find_dates(text, month_first=month_first)]
+
+
+def _id_labelled(dt: DocText, i: int) -> bool:
+    """Does an identifier label stand on line i or in the cell left of it?"""
+    if dt.labels(i, ID_FIELDS, _plain_hits):
+        return True
+    row = dt.row_of(i)
+    k = row.index(i)
+    return k > 0 and bool(dt.labels(row[k - 1], ID_FIELDS, _plain_hits))
+
+
+def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Identifier-like tokens (letters, digits and separators with at least one digit) that are
+    neither dates nor amounts, for the invoice number and the purchase order. Beside an
+    identifier label, any token counts: "Invoice no. 4", "Reference: TESTREF", "No. 2/11/2023"
+    (``evidence.facts["date_like"]`` says it reads as a date)."""
+    out: dict[str, list[Candidate]] = {f: [] for f in ID_FIELDS}
+    for i, ln in enumerate(dt.lines):
+        text = ln.text
+        labelled = _id_labelled(dt, i)
+        if not labelled and not any(c.isdigit() for c in text):
+            continue
+        dates = _date_spans(text, dt.month_first)
+        for m in _ID_TOKEN.finditer(text):
+            tok = m.group(0).rstrip(".:-")
+            s, e = m.start(), m.start() + len(tok)
+            value = tok.lstrip("#")
+            date_like = any(ds <= s and e <= de + 1 for ds, de in dates)
+            if labelled:
+                if not value or len(tok) > MAX_ID_CHARS or _AMOUNT_LIKE.fullmatch(tok):
+                    continue
+                if not any(c.isdigit() for c in value) and not (
+                    value.isupper() or "-" in value or len(value) > 2 and _MIXED.search(value)
+                ):
+                    continue  # a word of the label's line, not a code
+            elif (
+                not MIN_ID_CHARS <= len(value) <= MAX_ID_CHARS
+                or not any(c.isdigit() for c in tok)
+                or date_like
+                or _AMOUNT_LIKE.fullmatch(tok)
+            ):
+                continue
+            for c in _cands(dt, ID_FIELDS, i, value, s, e, PAGE_ID, start=s, date_like=date_like):
+                out[c.field].append(c)
+    return out
+
+
+def date_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Every date the page prints, for the issue and the due date."""
+    out: dict[str, list[Candidate]] = {f: [] for f in DATE_FIELDS}
+    for i, ln in enumerate(dt.lines):
+        if not any(c.isdigit() for c in ln.text):
+            continue
+        for d, s, e in find_dates(ln.text, month_first=dt.month_first):
+            for c in _cands(dt, DATE_FIELDS, i, d, s, e, PAGE_DATE, start=s):
+                out[c.field].append(c)
+    return out
+
+
+def name_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    """Name-like lines at the head of page 1 and at the foot of every page, and every line
+    with a legal form, for the seller and the buyer."""
+    picked: list[int] = list(dt.by_page.get(1, [])[:HEAD_NAME_LINES])
+    for lines in dt.by_page.values():
+        picked.extend(lines[-FOOT_NAME_LINES:])
+    picked.extend(i for i, f in enumerate(dt.folded) if V.legal_form.search(f))
+    out: dict[str, list[Candidate]] = {"seller_name": [], "buyer_name": []}
+    for i in sorted(set(picked)):
+        if not _namelike(dt, i) or V.page_title.match(dt.folded[i]):
+            continue
+        got = _first_part(dt.lines[i].text)
+        if got is None:
+            continue
+        name, s, e = got
+        variants = [(name, False)]
+        m = _SUB_LABEL.match(name)
+        if m and _namelike_text(m.group(1)):
+            variants.append((m.group(1), True))  # "Nazwa: ABC S.A." -> "ABC S.A."
+        for value, stripped in variants:
+            fields = ("seller_name", "buyer_name")
+            for c in _cands(dt, fields, i, value, s, e, PAGE_NAME, after_sub_label=stripped):
+                out[c.field].append(c)
+    return out
+
+
+def _namelike_text(text: str) -> bool:
+    return len(text) >= 2 and bool(re.search(r"[^\W\d_]{2,}", text))
+
+
+SUM_OF_TAX_ROWS = "sum_of_tax_rows"
+_RATE_IN_ROW = re.compile(r"\d\s?%|%\s?\d")
+
+
+def tax_sum_candidates(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
+    """A totals table with one row per VAT rate and no VAT total: the sum of the rows' tax is a
+    tax-total candidate. A row reads "rate  base  tax" or "rate  base  tax  gross", so two sums
+    are offered: of each row's last figure and of the one before it (``facts["rows"]``,
+    ``facts["from_end"]``)."""
+    rows: dict = {}
+    for c in tax:
+        if c.evidence.kind != "label" or c.line is None or c.bbox is None:
+            continue
+        row = dt.row_of(c.line)
+        if not _RATE_IN_ROW.search(" ".join(dt.lines[j].text for j in row)):
+            continue
+        key = (c.page, round(dt.lines[row[0]].y0))
+        rows.setdefault(key, {})[round(c.bbox[0], 1)] = c.value
+    if len(rows) < 2:
+        return []
+    out = []
+    for from_end in (1, 2):
+        picked = [sorted(r.items())[-from_end][1] for r in rows.values() if len(r) >= from_end]
+        if len(picked) == len(rows):
+            total = sum(picked, Decimal(0))
+            evidence = Evidence(SUM_OF_TAX_ROWS, facts={"rows": len(rows), "from_end": from_end})
+            out.append(Candidate("tax_total", total, None, None, None, None, evidence, derived=True))
+    return out
+
+
+def page_value_candidates(dt: DocText) -> dict[str, list[Candidate]]:
+    found: dict[str, list[Candidate]] = {}
+    for finder in (amount_candidates, id_candidates, date_candidates, name_candidates):
+        found.update(finder(dt))
+    return found

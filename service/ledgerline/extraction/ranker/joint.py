@@ -1,0 +1,122 @@
+"""From the ranker's probabilities to one value per field, the totals jointly.
+
+Per field, the probability of a *value* is the highest probability of any place it is printed;
+with a weight for "not printed" the values of a field form a distribution (:func:`distribution`).
+The four totals are then chosen together (:func:`choose_totals`): every combination of the best
+few values of each (or none) weighs the product of their probabilities times how well the
+combination adds up — net + tax = gross, amount due at most the gross — so that a consistent
+assignment wins where the page offers one. The confidence of each chosen total is its marginal
+probability under that joint weighing. A total the page does not print but the other two imply
+(VAT = gross − net) is derived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import product
+
+from ..document import AMOUNT_FIELDS
+
+# "Not printed" weighs this much times the chance that no candidate is right; the values' own
+# weights are their probabilities. Small: on an invoice of an unseen layout every probability is
+# low, yet the best of them is usually right, and a value whose truth is absent costs nothing.
+NONE_WEIGHT = 0.02
+# ... except for fields an invoice often lacks, where a guess is often a date of something else
+NONE_WEIGHT_OF = {"due_date": 0.25}
+# A field's best value is given only when at least this share of the field's weight is its own:
+# a guess less likely than this costs more precision than it gains recall.
+EMIT_SHARE = 0.15
+TOP_K = {"net_total": 5, "tax_total": 6, "gross_total": 5, "amount_due": 4}
+TOLERANCE = Decimal("0.02")  # net + tax may miss gross by this much (rounding per line)
+# Cash rounding (to 0.05 CHF, half a crown, one koruna) may put the amount due this much above
+# the gross total.
+CASH_ROUNDING = Decimal("1.00")
+# Likelihood ratios of a combination's arithmetic.
+CONSISTENT = 8.0  # net + tax = gross
+INCONSISTENT = 0.25  # all three chosen, and they do not add up
+GROSS_BELOW_NET = 0.2
+TAX_ABOVE_NET = 0.2
+DUE_EQUALS_GROSS = 2.0  # unless the page says something was paid already: then 1 / this
+DUE_ABOVE_GROSS = 0.2
+DERIVED_FACTOR = 0.8  # a derived total is a little less sure than the two it comes from
+
+
+@dataclass
+class Pick:
+    value: object  # None: nothing chosen
+    probability: float  # raw, before calibration
+    derived: bool = False
+
+
+def distribution(values: dict, none_weight: float = NONE_WEIGHT) -> dict:
+    """{value: probability} of a field's values, plus None for "not printed", summing to 1."""
+    top = max(values.values(), default=0.0)
+    weights = dict(values)
+    weights[None] = none_weight * (1.0 - top) + 1e-6
+    total = sum(weights.values())
+    return {v: w / total for v, w in weights.items()}
+
+
+def choose_field(values: dict, field: str = "") -> Pick:
+    dist = distribution(values, NONE_WEIGHT_OF.get(field, NONE_WEIGHT))
+    ranked = sorted((v for v in dist if v is not None), key=lambda v: -dist[v])
+    if not ranked or dist[ranked[0]] < EMIT_SHARE:
+        return Pick(None, dist[None])
+    return Pick(ranked[0], dist[ranked[0]])
+
+
+def _arithmetic(n, t, g, d, paid: bool = False) -> float:
+    w = 1.0
+    if n is not None and t is not None and g is not None:
+        w *= CONSISTENT if g != 0 and abs(n + t - g) <= TOLERANCE else INCONSISTENT
+    elif n is not None and g is not None and abs(g) < abs(n):
+        w *= GROSS_BELOW_NET
+    if n is not None and t is not None and abs(t) > abs(n):
+        w *= TAX_ABOVE_NET
+    if g is not None and d is not None:
+        if d == g:
+            w *= 1.0 / DUE_EQUALS_GROSS if paid else DUE_EQUALS_GROSS
+        elif abs(d) > abs(g) + CASH_ROUNDING:
+            w *= DUE_ABOVE_GROSS
+    return w
+
+
+def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, Pick]:
+    """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
+    ``paid``: the page says something was paid already (the amount due is then less likely
+    to be the gross total)."""
+    pools = {}
+    for f in AMOUNT_FIELDS:
+        dist = distribution(values.get(f, {}))
+        ranked = sorted((v for v in dist if v is not None), key=lambda v: -dist[v])
+        pools[f] = [(v, dist[v]) for v in ranked[: TOP_K[f]]] + [(None, dist[None])]
+    combos = []
+    for combo in product(*(pools[f] for f in AMOUNT_FIELDS)):
+        w = 1.0
+        for _v, p in combo:
+            w *= p
+        w *= _arithmetic(*(v for v, _p in combo), paid=paid)
+        combos.append((w, tuple(v for v, _p in combo)))
+    total = sum(w for w, _ in combos) or 1.0
+    _best_w, best = max(combos, key=lambda c: (c[0], sum(v is not None for v in c[1])))
+    picks = {}
+    for k, f in enumerate(AMOUNT_FIELDS):
+        marginal = sum(w for w, c in combos if c[k] == best[k]) / total
+        picks[f] = Pick(best[k], marginal)
+    _derive(picks)
+    return picks
+
+
+def _derive(picks: dict[str, Pick]) -> None:
+    """A missing total that the other two imply."""
+    n, t, g = (picks[f] for f in ("net_total", "tax_total", "gross_total"))
+    if t.value is None and n.value is not None and g.value is not None and g.value >= n.value:
+        p = min(n.probability, g.probability) * DERIVED_FACTOR
+        picks["tax_total"] = Pick(g.value - n.value, p, derived=True)
+    elif n.value is None and t.value is not None and g.value is not None:
+        p = min(t.probability, g.probability) * DERIVED_FACTOR
+        picks["net_total"] = Pick(g.value - t.value, p, derived=True)
+    elif g.value is None and n.value is not None and t.value is not None:
+        p = min(n.probability, t.probability) * DERIVED_FACTOR
+        picks["gross_total"] = Pick(n.value + t.value, p, derived=True)
