@@ -21,7 +21,7 @@ def test_extract_reads_images_and_image_only_pdfs(tmp_path):
         paths.append(str(tmp_path / name))
     env = {**os.environ, "LEDGERLINE_DATABASE_URL": f"sqlite:///{tmp_path}/unused.sqlite3"}
     out = ledgerline(env, "extract", *paths).stdout.splitlines()
-    documents = [json.loads(line) for line in out]
+    documents = [json.loads(line)["document"] for line in out]
     assert [d["source"] for d in documents] == ["ocr", "ocr", "ocr", "ocr", "text_layer"]
     for document in documents:
         assert {k: document["fields"][k]["value"] for k in scans.EXPECTED} == scans.EXPECTED

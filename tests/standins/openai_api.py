@@ -225,11 +225,11 @@ def pages_in(prompt: str) -> list:
 def read_pages(pages: list) -> tuple[dict, list]:
     from ledgerline.adapters.providers.layout_text import CHAR_POINTS, ROW_POINTS
     from ledgerline.extraction import document as D
-    from ledgerline.extraction.choice import choose
     from ledgerline.extraction.finders import find_candidates
     from ledgerline.extraction.finders.line_items import extract_line_items
     from ledgerline.extraction.geometry import DocText
     from ledgerline.extraction.model import Line, Page
+    from ledgerline.extraction.ranker import choose
 
     model_pages = []
     for number, text in pages:
@@ -249,15 +249,15 @@ def read_pages(pages: list) -> tuple[dict, list]:
     if not any(p.lines for p in model_pages):
         return {}, []
     dt = DocText(model_pages)
-    choice = choose(dt, find_candidates(dt))
+    found = find_candidates(dt)
+    items = extract_line_items(dt, credit_note=found.facts.credit_note)
+    choice = choose(dt, found, items)
     fields = {}
     for name, candidate in choice.fields.items():
         if candidate is not None:
             fields[name] = {"value": D.json_value(name, candidate.out_value()),
                             "printed": candidate.raw}
-    items = [D.line_item_entry(item) for item in
-             extract_line_items(dt, credit_note=choice.credit_note)]
-    return fields, items
+    return fields, [D.line_item_entry(item) for item in items]
 
 
 if __name__ == "__main__":
