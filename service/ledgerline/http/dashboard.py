@@ -264,6 +264,10 @@ def _html(page: str, status: int = 200) -> Response:
     resp = make_response(page, status)
     resp.mimetype = "text/html"
     resp.headers.update(NO_STORE)
+    # Not the service's `no-referrer`: under it a browser sends `Origin: null` on every form
+    # post, same-origin ones included, and _same_origin() could not tell this site's own
+    # sign-in from a sandboxed frame's. `same-origin` still gives other sites no referrer.
+    resp.headers["Referrer-Policy"] = "same-origin"
     return resp
 
 
