@@ -97,6 +97,8 @@ class DocText:
                 and self.lines[j].y0 <= hi
                 and self.same_row(ln, self.lines[j])
             ]
+            if i not in got:  # a degenerate box (no height, or NaN) overlaps nothing, not even itself
+                got.append(i)
             got.sort(key=lambda j: self.lines[j].x0)
             self._rows[i] = got
         return got
