@@ -229,22 +229,28 @@ def _noop() -> None:
 
 def _start(proc: multiprocessing.Process) -> None:
     """`proc.start()`, which waits for the fork server's answer with a blocking read: for as
-    long as a cold server preloads, seconds. Under gevent (`ledgerline serve`) a native thread
-    waits instead, so that the event loop keeps serving meanwhile."""
+    long as a cold server preloads, seconds. Under gevent (`ledgerline serve`) that first start
+    waits in a native thread, so that the event loop keeps serving meanwhile; once the server
+    has answered, a start takes milliseconds and runs on the loop itself. Only one start ever
+    goes through the threadpool: the fork server and the resource tracker guard their starts
+    with `threading.Lock`s that gevent has replaced by its own, and a gevent lock shared between
+    native threads can miss its wake-up (a hang seen with concurrent starts there)."""
     hub = _gevent_hub()
-    if hub is None:
+    if hub is None or _server_answered.is_set():
         proc.start()
     else:
-        hub.threadpool.apply(_start_alone, (proc,))
+        hub.threadpool.apply(_first_start, (proc,))
+    _server_answered.set()
 
 
-def _start_alone(proc: multiprocessing.Process) -> None:
-    """One start at a time across the threadpool's native threads. The fork server guards its
-    start with a `threading.Lock` that gevent has replaced by its own, and a gevent lock
-    contended between native threads can miss its wake-up (a hang seen with three concurrent
-    starts); a native lock taken first means that one is never contended."""
+def _first_start(proc: multiprocessing.Process) -> None:
     with _native_start_lock():
         proc.start()
+
+
+# Set once a start has come back from the fork server (it may restart later: then one start
+# waits on the loop, which is no hang).
+_server_answered = threading.Event()
 
 
 @functools.cache
