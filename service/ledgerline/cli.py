@@ -466,27 +466,11 @@ def report() -> None:
               show_default=True)
 def report_duplicates(day: str | None, first: str | None, last: str | None, fmt: str) -> None:
     """How much model spend repeats work, and what caching saves (or would save)."""
-    from .domain.errors import BadRequest
     from .reporting_format import duplicates_table
-    from .service_layer.report import days, duplicate_report
+    from .service_layer.report import duplicate_report
 
-    try:
-        span = days(day=day, first=first, last=last)
-    except BadRequest as exc:
-        raise click.UsageError(exc.detail) from None
-    settings = settings_or_exit()
-    engine = engine_or_exit(settings)
-    try:
-        reports = duplicate_report(engine, settings, span)
-    finally:
-        engine.dispose()
-    if fmt == "table":
-        click.echo(duplicates_table(reports))
-    elif day is not None:
-        click.echo(json.dumps(reports[0]))
-    else:
-        click.echo(json.dumps({"from": span.first.isoformat(), "to": span.last.isoformat(),
-                               "days": reports}))
+    _print_report(lambda engine, settings, span: duplicate_report(engine, settings, span),
+                  duplicates_table, day=day, first=first, last=last, fmt=fmt)
 
 
 @report.command("agreement")
@@ -498,9 +482,18 @@ def report_duplicates(day: str | None, first: str | None, last: str | None, fmt:
 def report_agreement(day: str | None, first: str | None, last: str | None, fmt: str) -> None:
     """The shadow comparison: per field, how often the candidate provider agreed with the
     serving one, and what the candidate cost."""
-    from .domain.errors import BadRequest
     from .reporting_format import agreement_table
-    from .service_layer.report import agreement_report, days
+    from .service_layer.report import agreement_report
+
+    _print_report(lambda engine, _settings, span: agreement_report(engine, span),
+                  agreement_table, day=day, first=first, last=last, fmt=fmt)
+
+
+def _print_report(compute, table, *, day, first, last, fmt: str) -> None:
+    """One day's document, a range's documents, or their table, from `compute(engine,
+    settings, span)`; a bad day or range is a usage error."""
+    from .domain.errors import BadRequest
+    from .service_layer.report import days
 
     try:
         span = days(day=day, first=first, last=last)
@@ -509,11 +502,11 @@ def report_agreement(day: str | None, first: str | None, last: str | None, fmt: 
     settings = settings_or_exit()
     engine = engine_or_exit(settings)
     try:
-        reports = agreement_report(engine, span)
+        reports = compute(engine, settings, span)
     finally:
         engine.dispose()
     if fmt == "table":
-        click.echo(agreement_table(reports))
+        click.echo(table(reports))
     elif day is not None:
         click.echo(json.dumps(reports[0]))
     else:
