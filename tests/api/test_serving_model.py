@@ -90,7 +90,9 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
     from tests.hostile.test_api_stays_responsive import text_pdf
 
     pdf = tmp_path / "invoice.pdf"
-    pdf.write_bytes(text_pdf(["Invoice INV-9", "Total 10.00 EUR"]))
+    # Enough lines that one extraction on the loop would stall it far beyond the bound below.
+    pdf.write_bytes(text_pdf(["Invoice INV-9", "Total 10.00 EUR"]
+                             + [f"Item {n} consulting hours 1.00 {n}.00" for n in range(48)]))
     result = run_patched(f"""
         from ledgerline.adapters.extractor import PdfExtractor
         from ledgerline.adapters.sandbox import SandboxedExtractor, SandboxLimits
@@ -100,16 +102,23 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
         measure()
         sandbox.warm()
         warm_gap = max(gaps)
+        once = time.monotonic()
         sandbox.extract({str(pdf)!r}, "blake3:" + "0" * 64)
+        one_extraction = time.monotonic() - once
         measure()
         started = time.monotonic()
         documents = gevent.joinall([gevent.spawn(sandbox.extract, {str(pdf)!r}, "blake3:" + "0" * 64)
                                     for _ in range(3)], raise_error=True)
         numbers = [g.value["fields"]["invoice_number"]["value"] for g in documents]
-        report(numbers=numbers, elapsed=time.monotonic() - started, warm_gap=warm_gap)
+        report(numbers=numbers, elapsed=time.monotonic() - started, warm_gap=warm_gap,
+               one_extraction=one_extraction)
     """)
     assert result["numbers"] == ["INV-9"] * 3
-    assert result["max_gap"] < 0.1 and result["warm_gap"] < 0.1, result
+    # Relative bounds: on a loaded machine every gap grows, an extraction's time with it. The
+    # warm-up preloads for seconds; an extraction run on the loop would stall it for its whole
+    # time at least.
+    assert result["warm_gap"] < 0.25, result
+    assert result["max_gap"] < max(0.25, result["one_extraction"] / 2), result
 
 
 def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):
@@ -178,3 +187,39 @@ def test_the_health_check_fails_when_the_recorded_api_does_not_answer(tmp_path):
                          env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True,
                          text=True, timeout=30)
     assert out.returncode == 1 and "unhealthy" in out.stdout
+
+
+def test_sigterm_stops_an_idle_serve_at_once_whether_or_not_its_sandbox_is_warm(tmp_path):
+    """With no job in hand nothing is owed to anyone: `serve` must not sit out gunicorn's
+    graceful timeout (30 s), neither while its sandbox still preloads nor after a job."""
+    import os
+    import time
+
+    import requests
+
+    from ledgerline.adapters.db.migrate import upgrade
+    from tests.e2e.service import create_key, ledgerline, served
+    from tests.hostile.test_api_stays_responsive import text_pdf
+
+    url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
+    upgrade(url)
+    env = {**os.environ, "LEDGERLINE_DATABASE_URL": url,
+           "LEDGERLINE_STORAGE_URL": f"file://{tmp_path}/objects",
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    (tmp_path / "metrics").mkdir()
+    ledgerline(env, "accounts", "create", "acme")
+    key = create_key(env, "customer", "acme")
+    pdf = text_pdf(["Invoice INV-9", "Total 10.00 EUR"])
+    for after_a_job in (False, True):
+        log = tmp_path / f"serve-{after_a_job}.log"
+        with served(env, "--workers", "2", log_path=log) as base:
+            if after_a_job:
+                answer = requests.post(f"{base}/v1/accounts/acme/invoices", data=pdf, timeout=90,
+                                       headers={"Authorization": f"Bearer {key}",
+                                                "Content-Type": "application/pdf",
+                                                "Prefer": "wait=60"})
+                assert answer.json()["status"] == "completed", answer.text
+            stopping = time.monotonic()
+        took = time.monotonic() - stopping
+        assert took < 10, (after_a_job, took, log.read_text()[-2000:])
+        assert "Traceback" not in log.read_text()

@@ -127,12 +127,16 @@ class SandboxedExtractor:
     def resume(self) -> None:
         self.cancel_event.clear()
 
-    def warm(self) -> None:
+    def warm(self, stop: threading.Event | None = None) -> None:
         """Start the fork server now and wait until it has preloaded the extraction code, the
         compiled schematron and Tesseract's models (seconds), so that no document claimed later
-        waits for it, and a shutdown never finds a child stuck in its start."""
+        waits for it, and a shutdown never finds a child stuck in its start. A worker's `stop`
+        ends the wait: a shutdown has no job to warm up for."""
         proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
-        _start(proc)
+        try:
+            _start(proc, self.cancel_event, *([stop] if stop is not None else []))
+        except Cancelled:  # shutting down before the server answered: nothing to warm for
+            return
         proc.join()
         proc.close()
 
@@ -146,7 +150,7 @@ class SandboxedExtractor:
         try:
             # Not under the lock: a start that waits for the fork server's preloading (a cold
             # server) must not hold up cancel(), which finds this child's cancellation below.
-            _start(proc)
+            _start(proc, self.cancel_event)
             started = time.monotonic()  # the child's own limits count from here too
         except OSError as exc:  # out of processes or file descriptors: try again later
             reader.close()
@@ -227,19 +231,28 @@ def _noop() -> None:
     pass
 
 
-def _start(proc: multiprocessing.Process) -> None:
+def _start(proc: multiprocessing.Process, *cancel_events: threading.Event) -> None:
     """`proc.start()`, which waits for the fork server's answer with a blocking read: for as
     long as a cold server preloads, seconds. Under gevent (`ledgerline serve`) that first start
     waits in a native thread, so that the event loop keeps serving meanwhile; once the server
     has answered, a start takes milliseconds and runs on the loop itself. Only one start ever
     goes through the threadpool: the fork server and the resource tracker guard their starts
     with `threading.Lock`s that gevent has replaced by its own, and a gevent lock shared between
-    native threads can miss its wake-up (a hang seen with concurrent starts there)."""
+    native threads can miss its wake-up (a hang seen with concurrent starts there).
+
+    Any of `cancel_events` ends the wait for that first answer: a SIGTERM to the process group kills
+    the preloading server, and under gevent the read in the native thread then never ends (it
+    outlives the server), which held every shutdown for gunicorn's whole graceful timeout."""
     hub = _gevent_hub()
     if hub is None or _server_answered.is_set():
         proc.start()
     else:
-        hub.threadpool.apply(_first_start, (proc,))
+        answered = hub.threadpool.spawn(_first_start, proc)
+        while not answered.ready():
+            if any(event.is_set() for event in cancel_events):
+                raise Cancelled(before_start=True)
+            answered.wait(POLL_SECONDS)
+        answered.get()
     _server_answered.set()
 
 

@@ -17,6 +17,7 @@ is a separate, unpatched interpreter, so extraction never runs on the event loop
 """
 from __future__ import annotations
 
+import contextlib
 import time
 
 import gevent
@@ -33,12 +34,26 @@ class BodyTimeout(LedgerlineError):
 class BoundedGeventWorker(GeventWorker):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._between_requests: dict = {}  # reader greenlet -> its header timeout
         # Validated already: by `ledgerline serve`, or by gunicorn_conf for plain gunicorn.
         self.settings = Settings.from_env()
 
+    @contextlib.contextmanager
     def timeout_ctx(self):
-        # gunicorn reads each request's headers inside this context (keep-alive loop).
-        return gevent.Timeout(self.settings.header_timeout_seconds, False)
+        # gunicorn reads each request's headers inside this context (keep-alive loop). A
+        # connection waiting here holds no request yet; on shutdown it is closed at once (as
+        # gunicorn's other workers do), else each idle keep-alive client held the process for
+        # the header timeout.
+        timeout = gevent.Timeout(self.settings.header_timeout_seconds, False)
+        if not self.alive:
+            timeout = gevent.Timeout(0, False)
+        reader = gevent.getcurrent()
+        self._between_requests[reader] = timeout
+        try:
+            with timeout:
+                yield
+        finally:
+            self._between_requests.pop(reader, None)
 
     def handle_request(self, listener_name, req, sock, addr):
         if req.body is not None:
@@ -50,10 +65,22 @@ class BoundedGeventWorker(GeventWorker):
         # Tell the embedded extraction worker at once, not when gunicorn's worker_exit hook
         # runs: that comes only after the graceful wait for open connections, by which time
         # the arbiter's own graceful deadline may already have killed the process, job in hand.
+        # This runs as an event-loop callback, where nothing may block (starting the grace
+        # timer waits for its thread to start): hand the request to a greenlet.
         super().handle_exit(sig, frame)
+        for reader in list(self._between_requests):
+            gevent.get_hub().loop.run_callback(self._close_between_requests, reader)
         embedded = getattr(self, "_ledgerline_worker", None)
         if embedded is not None:
-            embedded[1].request()
+            gevent.spawn(embedded[1].request)
+
+
+    def _close_between_requests(self, reader) -> None:
+        # Looked up again when the callback runs: a reader that has begun a request since is
+        # left to finish it.
+        timeout = self._between_requests.get(reader)
+        if timeout is not None:
+            reader.throw(timeout)  # ends its wait as the header timeout would
 
 
 class DeadlineBody:

@@ -169,7 +169,7 @@ class Worker:
         if warm is None:
             return
         try:
-            warm()
+            warm(self._stop)
         except Exception:  # the first extraction starts it instead, only more slowly
             log.warning("worker %s: could not warm the sandbox", self.name, exc_info=True)
 

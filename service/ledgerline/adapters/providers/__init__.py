@@ -69,9 +69,9 @@ class HostedExtractor:
             raise Cancelled(before_start=True)
         return self.provider.extract(prepared, content_hash, context)
 
-    def warm(self) -> None:
+    def warm(self, stop=None) -> None:
         """Start the local reading's fork server before the first claim (see the worker)."""
-        self._prepare.warm()
+        self._prepare.warm(stop)
 
     def cancel(self) -> None:
         self._cancel.set()
