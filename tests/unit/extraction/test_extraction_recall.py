@@ -65,3 +65,18 @@ def test_year_first_dates_with_dots_and_spaces():
         dt.date(2024, 3, 5),
         dt.date(2024, 3, 5),
     ]
+
+
+def test_a_name_that_starts_with_a_sub_label_word_is_not_cut_after_it():
+    dt = _doc((400, 628, "FROM:"), (400, 613, "Company, LLC"), (400, 598, "1 Main St."))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Company, LLC"]
+    dt = _doc((400, 628, "FROM:"), (400, 613, "Company: Example Works LLC"))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Example Works LLC"]
+
+
+def test_a_czech_seller_block_and_a_brazilian_title():
+    dt = _doc((46, 685, "Prodejce"), (320, 685, "Kupující"), (46, 661, "Jan Novák"),
+              (320, 661, "Eva Malá"), (46, 644, "Polní 1"))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Jan Novák"]
+    title = _doc((40, 800, "DANFE Simplificado"), (40, 780, "Empresa Exemplo Ltda"))
+    assert "DANFE Simplificado" not in _values(title, "seller_name")

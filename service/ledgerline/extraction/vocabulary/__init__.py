@@ -342,7 +342,8 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
-        name_label=rx(r"^(?:{})\s*:?\s*", "NAME_LABELS"),
+        # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
+        name_label=rx(r"^(?:{})\s*:?\s*(?![\s,.&])", "NAME_LABELS"),
         not_in_block=rx(r"^(?:{})", "NOT_IN_BLOCK"),
         person_prefix=rx(r"^(?:{})\b", "PERSON_PREFIXES"),
         account_holder_label=rx(r"\b(?:{})\s*:?\s*", "ACCOUNT_HOLDER_LABELS"),
