@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from ledgerline.extraction import MODEL_CONFIG, parse_pdf
+from ledgerline.extraction import MODEL_CONFIG, model_config_digest, parse_pdf
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.ranker import calibration, choose, joint
@@ -138,6 +138,11 @@ def test_calibration_weighs_outcomes_by_their_source():
 def test_the_model_file_is_small_versioned_and_checked(tmp_path):
     assert ranker_model.MODEL_PATH.stat().st_size < 5 * 1024 * 1024
     assert MODEL_CONFIG["ranker"]["sha256"] == ranker_model.model_digest()
+    # another model file, another cache key
+    digest = model_config_digest()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(MODEL_CONFIG, "ranker", {**MODEL_CONFIG["ranker"], "sha256": "0" * 64})
+        assert model_config_digest() != digest
     data = json.loads(gzip.decompress(ranker_model.MODEL_PATH.read_bytes()))
     assert set(data["fields"]) == set(RANKED_FIELDS)
     data["features"] = data["features"][:-1]

@@ -23,6 +23,7 @@ PRIOR = {
     found.ACCOUNT_HOLDER: 0.6,
     found.LETTERHEAD: 0.35,
     found.RECIPIENT_BLOCK: 0.5,
+    found.SIGNATURE_BLOCK: 0.6,
 }
 LEGAL_FORM_IN_MARGIN, LEGAL_FORM_IN_BODY = 0.65, 0.45
 LATER_PAGE_PENALTY = 0.1  # a legal-form name not on page 1

@@ -68,12 +68,22 @@ def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
     return tok, m.start(), end
 
 
+# A series code printed apart from the number it prefixes: "FV 7/2021", "RE 2024-117".
+_SERIES_PREFIX = re.compile(r"[A-Z]{1,4} (?=\d)")
+
+
 def read_id(text: str) -> tuple[str, int, int] | None:
-    """An identifier right after a label: 'No. 4711', ': RE-2024/12', '(380) Nr. 471102'."""
+    """An identifier right after a label: 'No. 4711', ': RE-2024/12', '(380) Nr. 471102',
+    'nr FV 7/2021' (a series code and its number)."""
     lead = _ID_LEAD.match(text)
-    got = _id_token(text, lead.end() if lead else 0)
+    start = lead.end() if lead else 0
+    got = _id_token(text, start)
     if got:
         return got
+    series = _SERIES_PREFIX.match(text, start)
+    got = _id_token(text, series.end()) if series else None
+    if got:
+        return text[start : got[2]], start, got[2]
     for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), NUMBER_SIGN_REACH)):
         got = _id_token(text, m.end())
         if got:

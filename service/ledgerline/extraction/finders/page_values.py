@@ -16,6 +16,7 @@ from decimal import Decimal
 from ..candidates import Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
+from ..text import fold
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
 from .header_fields import _plain_hits
@@ -69,13 +70,28 @@ def _date_spans(text: str, month_first: bool) -> list[tuple[int, int]]:
     return [(s, e) for _d, s, e in find_dates(text, month_first=month_first)]
 
 
-def _id_labelled(dt: DocText, i: int) -> bool:
-    """Does an identifier label stand on line i or in the cell left of it?"""
-    if dt.labels(i, ID_FIELDS, _plain_hits):
+def _id_labelled(dt: DocText, i: int, under_labels: set[int]) -> bool:
+    """Does an identifier label stand on line i, in the cell left of it or over it?"""
+    if i in under_labels or dt.labels(i, ID_FIELDS, _plain_hits):
         return True
     row = dt.row_of(i)
     k = row.index(i)
     return k > 0 and bool(dt.labels(row[k - 1], ID_FIELDS, _plain_hits))
+
+
+HEADER_VALUE_GAP = 2.6  # line heights from a header cell down to its value
+
+
+def _under_id_labels(dt: DocText) -> set[int]:
+    """The value cells under identifier labels that stand alone in their cell: a header row
+    ("Numer faktury") over a value row ("2/11/2023")."""
+    out = set()
+    for i, folded in enumerate(dt.folded):
+        hits = dt.labels(i, ID_FIELDS, _plain_hits)
+        if not hits or any(c.isdigit() for c in folded[max(h.end for h in hits) :]):
+            continue
+        out.update(dt.below(i, max_lines=HEADER_VALUE_GAP)[:1])
+    return out
 
 
 def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
@@ -84,9 +100,10 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     identifier label, any token counts: "Invoice no. 4", "Reference: TESTREF", "No. 2/11/2023"
     (``evidence.facts["date_like"]`` says it reads as a date)."""
     out: dict[str, list[Candidate]] = {f: [] for f in ID_FIELDS}
+    under_labels = _under_id_labels(dt)
     for i, ln in enumerate(dt.lines):
         text = ln.text
-        labelled = _id_labelled(dt, i)
+        labelled = _id_labelled(dt, i, under_labels)
         if not labelled and not any(c.isdigit() for c in text):
             continue
         dates = _date_spans(text, dt.month_first)
@@ -143,8 +160,11 @@ def name_candidates(dt: DocText) -> dict[str, list[Candidate]]:
         name, s, e = got
         variants = [(name, False)]
         m = _SUB_LABEL.match(name)
+        lead = V.seller_label_lead.match(fold(name)) or V.buyer_label_lead.match(fold(name))
         if m and _namelike_text(m.group(1)):
             variants.append((m.group(1), True))  # "Nazwa: ABC S.A." -> "ABC S.A."
+        elif lead and _namelike_text(name[lead.end() :]):
+            variants.append((name[lead.end() :], True))  # "REMIT TO Muster Inc" -> "Muster Inc"
         for value, stripped in variants:
             fields = ("seller_name", "buyer_name")
             for c in _cands(dt, fields, i, value, s, e, PAGE_NAME, after_sub_label=stripped):

@@ -18,6 +18,9 @@ from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 
 _SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
+# "Muster AB, 23145, Storgatan 10": a comma and then a figure (postcode, street number) ends the
+# name of a line that goes on with the address.
+_ADDRESS_AFTER_COMMA = re.compile(r",\s*(?=\d)")
 _SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
 
 
@@ -49,6 +52,8 @@ def _first_part(text: str) -> tuple[str, int, int] | None:
     """The leading name part of a line that may continue with an address after a separator."""
     m = _SEP.search(text)
     part = text[: m.start()] if m else text
+    m = _ADDRESS_AFTER_COMMA.search(part)
+    part = part[: m.start()] if m else part
     name = _clean(part)
     if not name:
         return None
@@ -221,6 +226,7 @@ ACCOUNT_HOLDER = "account_holder"  # the holder named with the bank details
 LEGAL_FORM = "legal_form"  # a company name with a legal form, facts: margin, name_key
 LETTERHEAD = "letterhead"  # the first name-like line at the top of page 1
 RECIPIENT_BLOCK = "recipient_block"  # an unlabelled address block, facts: key
+SIGNATURE_BLOCK = "signature_block"  # "For Muster Ltd" over "Authorised Signatory"
 # A legal-form name this close to the top or the bottom of a page is in the letterhead or footer.
 LETTERHEAD_ZONE, FOOTER_ZONE = 0.72, 0.2
 LABEL_LINE_CHARS = 60  # a party label heads a short line
@@ -279,18 +285,24 @@ def party_candidates(dt: DocText) -> PartyCandidates:
                 seller.append(_cand(dt, "seller_name", [i], ACCOUNT_HOLDER, span))
     seller.extend(_legal_form_names(dt, buyer_lines))
     seller.extend(_letterhead_name(dt, buyer_lines))
+    seller.extend(_signature_names(dt))
     return PartyCandidates(seller, buyer, _unlabelled_recipients(dt))
 
 
 def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
-    """Company names with a legal form anywhere outside the buyer's block."""
+    """Company names with a legal form anywhere outside the buyer's block; a seller label glued
+    to the name ("REMIT TO Muster Inc") is not part of it, a buyer label puts it in the buyer's
+    block."""
     out = []
     for i, folded in enumerate(dt.folded):
-        if i in buyer_lines or not V.legal_form.search(folded):
+        if i in buyer_lines or not V.legal_form.search(folded) or V.buyer_label_lead.match(folded):
             continue
-        got = _first_part(dt.lines[i].text)
+        lead = V.seller_label_lead.match(folded)
+        off = lead.end() if lead else 0
+        got = _first_part(dt.lines[i].text[off:])
         if not got or not V.legal_form.search(got[0].lower()) or V.not_name.search(got[0].lower()):
             continue
+        got = (got[0], got[1] + off, got[2] + off)
         ry = dt.relative_y(i)
         margin = ry > LETTERHEAD_ZONE or ry < FOOTER_ZONE
         key = got[0].lower()
@@ -310,6 +322,34 @@ def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
         got = _first_part(dt.lines[i].text)
         return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []
     return []
+
+
+# The signatory line: at most this many line heights under the "For …" line (the space left
+# for the signature and the stamp), overlapping it across.
+SIGNATORY_BELOW = 16
+
+
+def _signature_names(dt: DocText) -> list[Candidate]:
+    """The issuer named in the signature block: "For Muster Ltd" with "Authorised Signatory"
+    a few lines under it (invoices from India and the UK sign for the company so)."""
+    out = []
+    for i, folded in enumerate(dt.folded):
+        m = V.signed_for.match(folded)
+        if not m or len(folded) > LABEL_LINE_CHARS:
+            continue
+        ln = dt.lines[i]
+        signed = any(
+            V.signatory.search(dt.folded[k])
+            and 0 <= ln.y0 - dt.lines[k].y1 <= SIGNATORY_BELOW * ln.height
+            and dt.lines[k].x0 < ln.x1
+            and ln.x0 < dt.lines[k].x1
+            for k in dt.by_page[ln.page]
+        )
+        got = _first_part(ln.text[m.end() :]) if signed else None
+        if got and not V.not_name.search(got[0].lower()):
+            span = (m.end() + got[1], m.end() + got[2])
+            out.append(_cand(dt, "seller_name", [i], SIGNATURE_BLOCK, span))
+    return out
 
 
 _POSTCODE_CITY = re.compile(

@@ -55,6 +55,7 @@ NAME_KINDS = (
     P.LEGAL_FORM,
     P.LETTERHEAD,
     P.RECIPIENT_BLOCK,
+    P.SIGNATURE_BLOCK,
 )
 CONTEXT_FIELDS = (*LABEL_FIELDS, "seller_vat_id", "iban")
 

@@ -14,8 +14,8 @@ _MONTHS: dict[str, int] = VOCABULARY.months
 
 _MONTH_ALT = "|".join(sorted((re.escape(k) for k in _MONTHS), key=len, reverse=True))
 _DATE_PATTERNS = [
-    # ISO 2024-03-05
-    ("ymd", re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")),
+    # ISO 2024-03-05, and year first with dots as Hungarian writes it: 2024. 03. 05.
+    ("ymd", re.compile(r"(?<!\d)(\d{4})(?:[-/]|\.\s?)(\d{1,2})(?:[-/]|\.\s?)(\d{1,2})(?!\d)")),
     # 05.03.2024 / 05/03/2024 / 05-03-2024 / 5.3.24
     (
         "num",

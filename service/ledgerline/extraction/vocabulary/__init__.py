@@ -26,7 +26,8 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
 - ``CREDIT_NOTE_TITLES``, ``PAID_WORDS``; ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
-  ``DECLARED_CAPITAL``: company names.
+  ``DECLARED_CAPITAL``: company names; ``SIGNED_FOR``, ``SIGNATORIES``: the signature block
+  that names the issuer ("For Muster Ltd" over "Authorised Signatory").
 - ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``GROSS_WORDS``, ``COLUMN_HEADERS``:
   line-item tables
   (a row starting with a totals word closes the table, a section heading after the items too; a
@@ -81,7 +82,7 @@ KNOWN_NAMES = frozenset(
     CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
-    DELIVERY_LABELS DECLARED_CAPITAL CURRENCY_WORDS NUMBER_SIGN""".split()
+    DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES CURRENCY_WORDS NUMBER_SIGN""".split()
 )
 
 
@@ -110,6 +111,9 @@ class Vocabulary:
     seller_context: re.Pattern
     seller_label: re.Pattern
     buyer_label: re.Pattern
+    # a party label at the start of a line with the name glued to it ("REMIT TO Muster Inc")
+    seller_label_lead: re.Pattern
+    buyer_label_lead: re.Pattern
     totals_row: re.Pattern
     item_section: re.Pattern
     carried_forward: re.Pattern
@@ -125,6 +129,8 @@ class Vocabulary:
     page_title: re.Pattern
     delivery_label: re.Pattern
     declared_capital: tuple[re.Pattern, ...]
+    signed_for: re.Pattern  # "For " before the issuer's name in the signature block
+    signatory: re.Pattern  # "Authorised Signatory" under it
     currency_words: tuple[tuple[re.Pattern, str], ...]
     months: dict[str, int]
 
@@ -326,6 +332,8 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         seller_context=rx(r"\b(?:{})\b", "SELLER_CONTEXT"),
         seller_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "SELLER_LABELS"),
         buyer_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "BUYER_LABELS"),
+        seller_label_lead=rx(r"^(?:{})\b\s*:?\s*(?=\S)", "SELLER_LABELS"),
+        buyer_label_lead=rx(r"^(?:{})\b\s*:?\s*(?=\S)", "BUYER_LABELS"),
         totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),
         item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
         carried_forward=rx(r"^(?:{})(?!\w)", "CARRIED_FORWARD"),
@@ -334,13 +342,16 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
-        name_label=rx(r"^(?:{})\s*:?\s*", "NAME_LABELS"),
+        # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
+        name_label=rx(r"^(?:{})\s*:?\s*(?![\s,.&])", "NAME_LABELS"),
         not_in_block=rx(r"^(?:{})", "NOT_IN_BLOCK"),
         person_prefix=rx(r"^(?:{})\b", "PERSON_PREFIXES"),
         account_holder_label=rx(r"\b(?:{})\s*:?\s*", "ACCOUNT_HOLDER_LABELS"),
         page_title=rx(r"^(?:{})\b", "PAGE_TITLES"),
         delivery_label=rx(r"\b(?:{})\b", "DELIVERY_LABELS"),
         declared_capital=tuple(re.compile(p) for p in lang.phrases("DECLARED_CAPITAL")),
+        signed_for=rx(r"^(?:{})\s+(?=\S)", "SIGNED_FOR"),
+        signatory=rx(r"\b(?:{})\b", "SIGNATORIES"),
         currency_words=_currency_words(lang),
         months=_months(lang),
     )

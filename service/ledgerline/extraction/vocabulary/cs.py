@@ -94,7 +94,7 @@ BUYER_CONTEXT = (
     "odberatel", "odberatele", "kupujici", "prijemce", "zakaznik", r"fakturacni\s+adresa",
 )
 SELLER_CONTEXT = ("dodavatel", "dodavatele", "prodavajici")
-SELLER_LABELS = ("dodavatel", "prodavajici", "poskytovatel", "vystavovatel")
+SELLER_LABELS = ("dodavatel", "prodavajici", "prodejce", "poskytovatel", "vystavovatel")
 BUYER_LABELS = (
     "odberatel", "kupujici", r"prijemce(?:\s+faktury)?", "zakaznik", "objednatel",
     r"fakturacni\s+adresa",

@@ -118,6 +118,7 @@ SELLER_CONTEXT = ("seller", "supplier", "vendor", "our")
 # Labels that head a party block at the start of a line ("Bill to:", "Seller").
 SELLER_LABELS = (
     "seller", "vendor", "supplier", "from", r"sold\s+by", r"service\s+provider", r"issued\s+by",
+    r"remit\s+to",
 )
 BUYER_LABELS = (
     r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", "customer", "client", "buyer", "recipient",
@@ -184,6 +185,9 @@ PAGE_TITLES = (
 )
 DELIVERY_LABELS = (r"ship(?:ping)?\s+to", r"deliver(?:y|ed)\s+(?:to|address)")
 DECLARED_CAPITAL = ()
+# The signature block: "For Muster Ltd" over "Authorised Signatory" names the issuer.
+SIGNED_FOR = ("for",)
+SIGNATORIES = (r"authori[sz]ed\s+signator(?:y|ies)", r"authori[sz]ed\s+signature")
 
 # Words that name a currency, by ISO 4217 code.
 CURRENCY_WORDS = {

@@ -163,8 +163,8 @@ NOT_IN_BLOCK = (
 PERSON_PREFIXES = (r"a/c", r"ao\s+cuidado", r"a\s+atencao")
 ACCOUNT_HOLDER_LABELS = (r"titular(?:\s+da\s+conta)?", "beneficiario", "favorecido")
 PAGE_TITLES = (
-    "fatura", "factura", "fatura-recibo", r"nota\s+fiscal", "recibo", "original", "duplicado",
-    "triplicado",
+    "fatura", "factura", "fatura-recibo", r"nota\s+fiscal", "danfe", "recibo", "original",
+    "duplicado", "triplicado",
 )
 DELIVERY_LABELS = (
     r"morada\s+de\s+entrega", r"local\s+de\s+(?:entrega|descarga)", r"endereco\s+de\s+entrega",

@@ -1,0 +1,82 @@
+"""Candidate recall: the printed shapes whose right value was not among the candidates at all
+(so no ranker could choose it) now give a candidate. Invented invoices, one shape each."""
+
+import datetime as dt
+
+from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.finders import parties as P
+from ledgerline.extraction.geometry import DocText
+from ledgerline.extraction.model import Line, Page
+from ledgerline.extraction.values.dates import find_dates
+
+CHAR_WIDTH, HEIGHT = 5.0, 9.0
+
+
+def _doc(*cells) -> DocText:
+    """A page of (x, y, text) cells, one line each, characters CHAR_WIDTH wide."""
+    lines = []
+    for x, y, text in cells:
+        chars = [(x + k * CHAR_WIDTH, x + (k + 1) * CHAR_WIDTH) for k in range(len(text))]
+        lines.append(Line(1, x, y, x + len(text) * CHAR_WIDTH, y + HEIGHT, text, chars))
+    return DocText([Page(1, 595, 842, lines)])
+
+
+def _values(dt: DocText, field: str, kind: str | None = None) -> list:
+    found = find_candidates(dt).fields[field]
+    return [c.value for c in found if kind is None or c.evidence.kind == kind]
+
+
+def test_a_number_under_its_label_in_a_header_row_is_a_candidate_even_when_it_reads_as_a_date():
+    dt = _doc((400, 790, "Numer faktury"), (400, 776, "2/11/2023"), (40, 700, "Sprzedawca:"))
+    assert "2/11/2023" in _values(dt, "invoice_number", "page_id")
+    # the same token with no label over it is a date, not an identifier
+    assert "2/11/2023" not in _values(_doc((400, 776, "2/11/2023")), "invoice_number")
+
+
+def test_a_series_code_and_its_number_make_one_invoice_number():
+    dt = _doc((200, 760, "Faktura nr FV 7/2021"))
+    assert _values(dt, "invoice_number", "label") == ["FV 7/2021"]
+
+
+def test_a_name_glued_to_its_address_by_a_comma_ends_at_the_comma():
+    dt = _doc((200, 180, "Nordlund Verktyg AB, 12345, Storgatan 10."))
+    assert "Nordlund Verktyg AB" in _values(dt, "seller_name", P.LEGAL_FORM)
+    assert "Nordlund Verktyg AB" in _values(dt, "seller_name", "page_name")
+
+
+def test_a_party_label_glued_to_the_name_is_not_part_of_it():
+    dt = _doc((130, 755, "REMIT TO Example Broadcast Inc"), (130, 700, "Bill to Other Buyer Inc"))
+    assert _values(dt, "seller_name", P.LEGAL_FORM) == ["Example Broadcast Inc"]
+    assert "Example Broadcast Inc" in _values(dt, "seller_name", "page_name")
+    assert "Other Buyer Inc" in _values(dt, "buyer_name", "page_name")
+
+
+def test_the_signature_block_names_the_issuer():
+    signed = _doc((400, 206, "For Example Freight Tools"), (420, 70, "Authorised Signatory"))
+    assert _values(signed, "seller_name", P.SIGNATURE_BLOCK) == ["Example Freight Tools"]
+    # "For …" without a signatory under it is any sentence
+    unsigned = _doc((400, 206, "For Example Freight Tools"), (40, 70, "Authorised Signatory"))
+    assert _values(unsigned, "seller_name", P.SIGNATURE_BLOCK) == []
+
+
+def test_year_first_dates_with_dots_and_spaces():
+    assert [d for d, _s, _e in find_dates("Kelte: 2008. 10. 17.")] == [dt.date(2008, 10, 17)]
+    assert [d for d, _s, _e in find_dates("2024.3.5 and 2024-03-05")] == [
+        dt.date(2024, 3, 5),
+        dt.date(2024, 3, 5),
+    ]
+
+
+def test_a_name_that_starts_with_a_sub_label_word_is_not_cut_after_it():
+    dt = _doc((400, 628, "FROM:"), (400, 613, "Company, LLC"), (400, 598, "1 Main St."))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Company, LLC"]
+    dt = _doc((400, 628, "FROM:"), (400, 613, "Company: Example Works LLC"))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Example Works LLC"]
+
+
+def test_a_czech_seller_block_and_a_brazilian_title():
+    dt = _doc((46, 685, "Prodejce"), (320, 685, "Kupující"), (46, 661, "Jan Novák"),
+              (320, 661, "Eva Malá"), (46, 644, "Polní 1"))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Jan Novák"]
+    title = _doc((40, 800, "DANFE Simplificado"), (40, 780, "Empresa Exemplo Ltda"))
+    assert "DANFE Simplificado" not in _values(title, "seller_name")
