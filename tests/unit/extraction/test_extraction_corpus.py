@@ -45,9 +45,16 @@ def _norm(field, value):
     return "".join(str(value).split()).casefold()
 
 
-def test_every_corpus_document_validates_against_the_schema(corpus, schema_validator):
+# Every row, in a few slices that the test runner can spread over its processes.
+SLICES = 6
+
+
+@pytest.mark.parametrize("part", range(SLICES), ids=lambda i: f"slice{i}")
+def test_every_corpus_document_validates_against_the_schema(part, corpus, schema_validator):
     problems = []
     for n, row in enumerate(corpus_rows()):
+        if n % SLICES != part:
+            continue
         if row["has_text_layer"] != "yes" and row["embedded_xml"] != "yes":
             continue  # scans and photos: no text to read without OCR
         path = corpus / row["pdf"]
