@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
+from sqlalchemy import Connection, and_, case, func, literal, or_, select, true, update
 
 from ...domain.webhooks import DELIVERED, DELIVERING, FAILED, PENDING, event_id
 from .clock import db_now, db_now_plus
@@ -49,12 +49,28 @@ def invoice_event(conn: Connection, account: str, invoice_id: str, event_type: s
 def job_event(conn: Connection, job_id: str, event_type: str, detail: str | None = None) -> None:
     """A job ended: one event for every invoice that shows its status (its own, the uploads
     joined to it, an invoice whose retry it is)."""
-    event = invoices.c.id + literal(event_id("", event_type, job_id))
-    shown_by = select(jobs.c.id).where(or_(jobs.c.id == job_id, jobs.c.leader_id == job_id))
-    conn.execute(d.insert().from_select(_COLUMNS, select(
-        *_rows(event, event_type, invoices.c.account, invoices.c.id, detail))
-        .select_from(invoices.join(e, e.c.account == invoices.c.account))
-        .where(invoices.c.job_id.in_(shown_by), _subscribed(event_type))))
+    conn.execute(job_event_insert(job_id, event_type, detail))
+
+
+def job_event_insert(job_id, event_type: str, detail: str | None = None, *, when=None):
+    """job_event's INSERT, for a statement that ends the job itself (a data-modifying CTE on
+    PostgreSQL): `job_id` may be a bound parameter or a column of that statement's CTE, `when`
+    a condition on it."""
+    shown_by = invoices.c.job_id.in_(
+        select(jobs.c.id).where(or_(jobs.c.id == job_id, jobs.c.leader_id == job_id)))
+    source, where = invoices.join(e, e.c.account == invoices.c.account), shown_by
+    if isinstance(job_id, str):
+        event = invoices.c.id + literal(event_id("", event_type, job_id))
+    else:  # event_id(invoice, type, job) computed in SQL: the name, a dot, the job
+        event = invoices.c.id + literal(event_id("", event_type, "") + ".") + job_id
+    table = getattr(job_id, "table", None)
+    if table is not None:  # a column of the statement's own CTE: joined, one row at most
+        source, where = source.join(table, shown_by), true()
+    rows = (select(*_rows(event, event_type, invoices.c.account, invoices.c.id, detail))
+            .select_from(source).where(where, _subscribed(event_type)))
+    if when is not None:
+        rows = rows.where(when)
+    return d.insert().from_select(_COLUMNS, rows)
 
 
 # --- delivery workers ----------------------------------------------------------------------
