@@ -352,10 +352,13 @@ def _claim_and_start_statement():
     claimed = _claim_update(owner, _param("lease_seconds", Float),
                             _param("extractor_versions", String)).cte("claimed")
     spent = claimed.c.status == FAILED
+    # mark_abandoned_calls; its job id a scalar, so that the planner probes ix_model_calls_job_id
+    # rather than joins the ledger to a CTE it cannot estimate.
     abandoned = (update(model_calls)
-                 .where(model_calls.c.job_id == claimed.c.id,
+                 .where(model_calls.c.job_id == select(claimed.c.id).scalar_subquery(),
                         model_calls.c.outcome == CallOutcome.RUNNING.value,
-                        model_calls.c.fencing_token < claimed.c.fencing_token)
+                        model_calls.c.fencing_token
+                        < select(claimed.c.fencing_token).scalar_subquery())
                  .values(outcome=CallOutcome.ABANDONED.value).cte("abandoned"))
     row = {**bound, "account": claimed.c.account, "job_id": claimed.c.id,
            "request_hash": claimed.c.cache_key, "started_at": db_now(),
@@ -365,8 +368,10 @@ def _claim_and_start_statement():
                .from_select(list(row), select(*_typed(model_calls, row)).where(~spent),
                             include_defaults=False)
                .cte("started"))
-    events = outbox.job_event_insert(claimed.c.id, "invoice.failed", ATTEMPTS_EXHAUSTED,
-                                     when=spent).cte("events")
+    # The job id as a scalar (NULL unless spent), not a join with the CTE: joined, the planner
+    # made the claim's own UPDATE of jobs take hundreds of milliseconds on a large table.
+    events = outbox.job_event_insert(select(claimed.c.id).where(spent).scalar_subquery(),
+                                     "invoice.failed", ATTEMPTS_EXHAUSTED).cte("events")
     notified = job_ended_notice(claimed.c.id).where(spent).cte("notified")
     storage_key = (select(blobs.c.storage_key)
                    .where(blobs.c.account == claimed.c.account,

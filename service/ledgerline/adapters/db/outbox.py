@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, func, literal, or_, select, true, update
+from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
 
 from ...domain.webhooks import DELIVERED, DELIVERING, FAILED, PENDING, event_id
 from .clock import db_now, db_now_plus
@@ -54,20 +54,17 @@ def job_event(conn: Connection, job_id: str, event_type: str, detail: str | None
 
 def job_event_insert(job_id, event_type: str, detail: str | None = None, *, when=None):
     """job_event's INSERT, for a statement that ends the job itself (a data-modifying CTE on
-    PostgreSQL): `job_id` may be a bound parameter or a column of that statement's CTE, `when`
-    a condition on it."""
+    PostgreSQL): `job_id` may be a SQL expression (a bound parameter, a scalar subquery of
+    that statement's CTE), `when` a condition the statement decides by."""
     shown_by = invoices.c.job_id.in_(
         select(jobs.c.id).where(or_(jobs.c.id == job_id, jobs.c.leader_id == job_id)))
-    source, where = invoices.join(e, e.c.account == invoices.c.account), shown_by
     if isinstance(job_id, str):
         event = invoices.c.id + literal(event_id("", event_type, job_id))
     else:  # event_id(invoice, type, job) computed in SQL: the name, a dot, the job
         event = invoices.c.id + literal(event_id("", event_type, "") + ".") + job_id
-    table = getattr(job_id, "table", None)
-    if table is not None:  # a column of the statement's own CTE: joined, one row at most
-        source, where = source.join(table, shown_by), true()
     rows = (select(*_rows(event, event_type, invoices.c.account, invoices.c.id, detail))
-            .select_from(source).where(where, _subscribed(event_type)))
+            .select_from(invoices.join(e, e.c.account == invoices.c.account))
+            .where(shown_by, _subscribed(event_type)))
     if when is not None:
         rows = rows.where(when)
     return d.insert().from_select(_COLUMNS, rows)
