@@ -61,8 +61,9 @@ class LeaseKeeper:
 
     One keeper serves all of a worker's jobs, on a thread of its own that sleeps until the job
     it holds has been in hand a third of a lease: a job that ends sooner costs no renewal, no
-    round trip and no thread start. The thread ends after a lease's length without a job and
-    starts again with the next. A renewal that fails is retried every RENEWAL_RETRY_SECONDS;
+    round trip, no thread start, not even a wake-up (taking a job wakes the keeper only when it
+    was idle; letting one go never does: the keeper sees it at its next look). The thread ends
+    after a lease's length without a job and starts again with the next. A renewal that fails is retried every RENEWAL_RETRY_SECONDS;
     once the lease is lost (the database refused the renewal, or no renewal succeeded before
     the lease would have run out), `on_lost` stops the work at once.
     """
@@ -72,6 +73,7 @@ class LeaseKeeper:
         self._changed = threading.Condition()
         self._held: Holding | None = None
         self._thread: threading.Thread | None = None
+        self._idle = False  # the thread waits for a job (rather than for a renewal's time)
 
     def hold(self, job: job_table.ClaimedJob) -> Holding:
         holding = Holding(job.claim)
@@ -81,19 +83,22 @@ class LeaseKeeper:
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name=f"lease-keeper-{job.claim.owner}")
                 self._thread.start()
-            self._changed.notify()
+            elif self._idle:
+                self._changed.notify()
         return holding
 
     def let_go(self) -> None:
         with self._changed:
             self._held = None
-            self._changed.notify()
 
     def _run(self) -> None:
         lease = self.services.settings.lease_seconds
         while True:
             with self._changed:
-                if not self._changed.wait_for(self._keepable, timeout=lease):
+                self._idle = True
+                found = self._changed.wait_for(self._keepable, timeout=lease)
+                self._idle = False
+                if not found:
                     self._thread = None  # idle for a lease: the next hold starts another
                     return
                 holding = self._held
@@ -106,7 +111,7 @@ class LeaseKeeper:
         # About when the lease runs out unless renewed (the database's clock decides; this
         # only tells the keeper when to stop hoping).
         held_until = holding.since + lease
-        wait = renew_interval(lease)
+        wait = max(0.0, holding.since + renew_interval(lease) - time.monotonic())
         while True:
             with self._changed:
                 if self._changed.wait_for(lambda: self._held is not holding, timeout=wait):
