@@ -354,6 +354,19 @@ def test_versions_and_digest_are_bound_to_the_job_and_the_document(env):
     assert env.scalar(select(model_calls.c.request_hash)) == env.scalar(select(jobs.c.cache_key))
 
 
+def test_an_attempt_whose_original_is_gone_is_ledgered_unstarted_at_no_cost(env):
+    """The claim opens the call before the original is fetched; a fetch that finds nothing
+    ends it `unstarted` (cost 0, reported apart) and fails the job once."""
+    invoice = env.upload("gone").json["id"]
+    with transaction(env.services.engine, write=True) as conn:
+        key = conn.execute(select(job_table.blobs.c.storage_key)).scalar()
+    env.services.store.delete(key)
+    env.work()
+    assert env.get(invoice)["error"]["code"] == "original_missing"
+    assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [("unstarted", 0.0)]
+    assert env.extractor.calls == []
+
+
 def test_an_upload_whose_original_was_purged_meanwhile_stores_it_again(env, monkeypatch):
     """The invoices -> blobs foreign key turns the race into a second write, never a dangling
     record."""
