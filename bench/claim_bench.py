@@ -10,7 +10,8 @@ Then, on each database, times the claim as its release ran it:
 
 - idle: a claim that finds no work;
 - finds work: a reclaim of a job whose lease ran out, with the sweep that marks the lost
-  worker's calls abandoned (the most a claim ever does);
+  worker's calls abandoned (the most a claim ever does); this release's claim also opens the
+  new attempt's ledger row in the same statement;
 
 next to the floor, `SELECT 1` over the same connection. Prints one table; the figures for the
 record go to bench/RESULTS.md.
@@ -135,8 +136,11 @@ def baseline_claim(engine) -> None:
 
 
 def head_claim(engine) -> None:
-    with transaction(engine, write=True) as conn:
-        job_table.claim_next(conn, "bench", LEASE, VERSIONS)
+    """As a worker claims now: one statement that also opens the attempt's ledger row."""
+    opening = job_table.CallOpening(call_id=job_table.new_id("call"),
+                                    operation="extract_invoice", cost=0.004)
+    with transaction(engine, write=True, single_statement=True) as conn:
+        job_table.claim_and_start(conn, "bench", LEASE, VERSIONS, opening)
 
 
 def floor(engine) -> None:

@@ -1,8 +1,9 @@
 """A worker process whose model call is a stand-in of fixed latency.
 
 Everything else is the real worker: `ledgerline.service_layer.worker.Worker` claiming from the
-real database, fetching the original from the real object store, writing the call ledger,
-renewing its lease and publishing under its fencing token. Used where the benchmark measures
+real database (the claim opens the call's ledger row), fetching the original from the real
+object store, keeping its lease (a job this short is never renewed) and publishing under its
+fencing token (the publish ends the call). Used where the benchmark measures
 the queue, or counts model calls over thousands of jobs, and the extractor's own seconds would
 only drown the figure (the miss-path benchmark uses the real extractor).
 

@@ -114,7 +114,7 @@ def test_a_result_the_database_refuses_fails_the_job_and_never_loops(env, monkey
     def refuse(*args, **kwargs):
         raise DataError("INSERT", {}, Exception("value too long"))
 
-    monkeypatch.setattr(job_table, "publish", refuse)
+    monkeypatch.setattr(job_table, "publish_and_finish", refuse)
     invoice = env.upload("refused").json["id"]
     env.work()
     got = env.get(invoice)
@@ -160,36 +160,25 @@ def test_work_that_never_reached_a_model_costs_nothing_and_is_reported_apart(mak
 
 # --- 4. lost acknowledgements ---------------------------------------------------------
 
-@pytest.mark.parametrize("lost", ["start_call", "publish", "finish_call", "all"])
-def test_writes_whose_acknowledgement_was_lost_leave_the_ledger_exact(env, monkeypatch, lost):
-    """The first try of each chosen write commits, then raises as a dropped connection would;
-    the worker retries it."""
+def test_a_publish_whose_acknowledgement_was_lost_leaves_the_ledger_exact(env, monkeypatch):
+    """The publish (the call's end is the same write) commits, then raises as a dropped
+    connection would; the worker retries it and recognises its own committed result."""
     real = worker_module.transaction
-    dropped, drop_now = [], []
-
-    def acknowledged_badly(name, write):
-        def wrapped(conn, *args, **kwargs):
-            out = write(conn, *args, **kwargs)
-            if lost in (name, "all") and name not in dropped:
-                dropped.append(name)
-                drop_now.append(name)
-            return out
-        return wrapped
+    writes = []
 
     @contextlib.contextmanager
-    def lossy(engine, *, write):
-        with real(engine, write=write) as conn:
+    def lossy(engine, *, write, single_statement=False):
+        with real(engine, write=write, single_statement=single_statement) as conn:
             yield conn
-        if drop_now:
-            raise OperationalError("COMMIT", {}, ConnectionError(f"ack of {drop_now.pop()} lost"))
+        writes.append(single_statement)
+        if writes == [True, True]:  # the claim, then the publish: its acknowledgement is lost
+            raise OperationalError("COMMIT", {}, ConnectionError("ack of the publish lost"))
 
-    for name in ("start_call", "publish", "finish_call"):
-        monkeypatch.setattr(job_table, name, acknowledged_badly(name, getattr(job_table, name)))
     invoice = env.upload("acks").json["id"]
     monkeypatch.setattr(worker_module, "transaction", lossy)
     assert Worker(env.services, name="w").run_once()
     monkeypatch.setattr(worker_module, "transaction", real)
-    assert dropped == (["start_call", "publish", "finish_call"] if lost == "all" else [lost])
+    assert writes == [True, True, True]  # claim, publish, the publish retried
     calls = ledger(env.services)
     assert [(c.outcome, c.fencing_token) for c in calls] == [("published", 1)]
     assert env.get(invoice)["status"] == "completed"
@@ -201,19 +190,21 @@ def test_writes_whose_acknowledgement_was_lost_leave_the_ledger_exact(env, monke
 def test_a_claim_whose_acknowledgement_was_lost_is_handed_back(env, monkeypatch):
     env.upload("claim-ack")
     worker = Worker(env.services, name="unsure")
-    real = job_table.claim_next
+    real = job_table.claim_and_start
 
     def claimed_then_lost(conn, *args):
         real(conn, *args)
         conn.commit()
         raise OperationalError("COMMIT", {}, ConnectionError("ack lost"))
 
-    monkeypatch.setattr(job_table, "claim_next", claimed_then_lost)
+    monkeypatch.setattr(job_table, "claim_and_start", claimed_then_lost)
     with pytest.raises(OperationalError):
         worker.run_once()
-    monkeypatch.setattr(job_table, "claim_next", real)
+    monkeypatch.setattr(job_table, "claim_and_start", real)
     assert worker.run_once()  # hands its unseen claim back, then claims it properly
-    assert [c.outcome for c in ledger(env.services)] == ["published"]
+    # The unseen claim's call never reached the model: it is ended unstarted, at no cost.
+    assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [
+        ("unstarted", 0.0), ("published", 0.004)]
     assert env.scalar(select(jobs.c.attempts)) == 1
 
 
@@ -361,6 +352,19 @@ def test_versions_and_digest_are_bound_to_the_job_and_the_document(env):
     versions = env.get(invoice)["extraction"]["versions"]
     assert versions["config"] == VERSIONS.model_config_digest
     assert env.scalar(select(model_calls.c.request_hash)) == env.scalar(select(jobs.c.cache_key))
+
+
+def test_an_attempt_whose_original_is_gone_is_ledgered_unstarted_at_no_cost(env):
+    """The claim opens the call before the original is fetched; a fetch that finds nothing
+    ends it `unstarted` (cost 0, reported apart) and fails the job once."""
+    invoice = env.upload("gone").json["id"]
+    with transaction(env.services.engine, write=True) as conn:
+        key = conn.execute(select(job_table.blobs.c.storage_key)).scalar()
+    env.services.store.delete(key)
+    env.work()
+    assert env.get(invoice)["error"]["code"] == "original_missing"
+    assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [("unstarted", 0.0)]
+    assert env.extractor.calls == []
 
 
 def test_an_upload_whose_original_was_purged_meanwhile_stores_it_again(env, monkeypatch):

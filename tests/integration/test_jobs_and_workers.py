@@ -6,11 +6,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from ledgerline.adapters.db import jobs as job_table
 from ledgerline.adapters.db.clock import db_now_plus
-from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.engine import one_connection, transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
 from ledgerline.extraction.errors import ExtractionError
 from ledgerline.http.app import create_app
@@ -205,3 +205,31 @@ def test_cache_modes_change_what_is_served(make_services, mode):
     with transaction(services.engine, write=False) as conn:
         would_be = [r.would_be for r in conn.execute(select(jobs).order_by(jobs.c.created_at))]
     assert would_be == ([None, None, None] if mode == "off" else [None, "joined", "hit"])
+
+
+def test_a_job_costs_two_statements_on_postgresql_each_its_own_transaction(make_services,
+                                                                          backend):
+    """The claim (which opens the call) and the publish (which ends it) are one statement each,
+    in autocommit: no BEGIN, no COMMIT, no read between them."""
+    if backend.name != "production":
+        pytest.skip("round trips are PostgreSQL's; SQLite runs the same steps in process")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    for i in range(3):
+        post(client, tenant.keys["customer"], pdf_bytes(f"lean-{i}"))
+    sent = []
+
+    @event.listens_for(services.engine, "before_cursor_execute")
+    def count(conn, cursor, statement, parameters, context, executemany):
+        sent.append((statement.split()[:3], conn.connection.driver_connection.autocommit))
+
+    worker = Worker(services, name="lean")
+    with one_connection(services.engine):
+        assert all(worker.run_once() for _ in range(3))
+        assert not worker.run_once()  # and an idle claim is one statement too
+    event.remove(services.engine, "before_cursor_execute", count)
+    assert [words for words, _ in sent] == [["WITH", "claimed", "AS"], ["WITH", "done", "AS"]] * 3 \
+        + [["WITH", "claimed", "AS"]]
+    assert all(autocommit for _, autocommit in sent)
+    assert [c.outcome for c in ledger(services)] == ["published"] * 3

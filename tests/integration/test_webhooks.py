@@ -151,6 +151,27 @@ def test_every_change_writes_its_event_in_the_same_transaction(make_services):
     assert len({d.id for d in env.deliveries()}) == 7
 
 
+def test_a_job_the_claim_gives_up_on_writes_its_failure_events_in_that_claim(make_services):
+    """The claim that fails a job past its attempts (one statement on PostgreSQL) writes the
+    events of its invoice and its joiner, with the ids a failure anywhere else would have."""
+    from ledgerline.domain.jobs import MAX_ATTEMPTS
+    from ledgerline.domain.webhooks import event_id
+    from tests.integration.test_jobs_and_workers import claim, expire_leases
+
+    env = Env(make_services(extractor=ControlledExtractor()))
+    env.register("https://hooks.example/failed", ["invoice.failed"])
+    leader, joined = env.upload("vanishing"), env.upload("vanishing", role="supplier")
+    for attempt in range(MAX_ATTEMPTS):  # each claim's worker vanishes
+        held = claim(env.services, f"w{attempt}")
+        expire_leases(env.services)
+    env.work()  # the next claim gives up
+    events = sorted((d.invoice_id, d.type, d.detail, d.event_id) for d in env.deliveries())
+    job = held.claim.job_id
+    assert events == sorted(
+        (invoice["id"], "invoice.failed", "attempts_exhausted",
+         event_id(invoice["id"], "invoice.failed", job)) for invoice in (leader, joined))
+
+
 def _endpoint(env, suffix):
     with transaction(env.services.engine, write=False) as conn:
         return conn.execute(select(webhook_endpoints.c.id)

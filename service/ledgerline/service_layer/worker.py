@@ -1,26 +1,31 @@
 """The worker loop: claim, extract under a renewed lease, publish only if still ours.
 
-Every model call is written to the ledger before it starts, so an attempt whose result
-is later discarded (or whose worker dies) is still counted and paid for in the report.
+Every model call is written to the ledger before it starts (by the claim itself), so an
+attempt whose result is later discarded (or whose worker dies) is still counted and paid for
+in the report. On PostgreSQL a job costs two statements, one round trip each: the claim that
+starts the call, and the publish that finishes it.
 No exception leaves a job `running`: a database outage aside (nothing can be written then;
 the lease runs out and another claim takes over), a job ends completed, failed with a
 specific code, or handed back, and its call is ended exactly once.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import shutil
 import socket
 import tempfile
 import threading
 import time
 import uuid
+import weakref
 
 from sqlalchemy.exc import OperationalError
 
 from .. import metrics
 from ..adapters.db import jobs as job_table
-from ..adapters.db.engine import let_go, one_connection, transaction
+from ..adapters.db.engine import one_connection, transaction
 from ..adapters.extractor import conform
 from ..adapters.providers.base import CallContext, Throttled
 from ..adapters.sandbox import Cancelled, Refused
@@ -42,48 +47,98 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-class LeaseKeeper(threading.Thread):
-    """Renews the lease every third of its length. A renewal that fails is retried every
-    RENEWAL_RETRY_SECONDS; once the lease is lost (the database refused the renewal, or no
-    renewal succeeded before the lease would have run out), `on_lost` stops the work at once."""
+class Holding:
+    """The lease on the job in hand, as its keeper keeps it."""
 
-    def __init__(self, services, job: job_table.ClaimedJob, on_lost=None):
-        super().__init__(daemon=True, name=f"lease-{job.claim.job_id}")
-        self.services, self.claim = services, job.claim
+    def __init__(self, claim):
+        self.claim = claim
+        self.since = time.monotonic()
         self.lost = threading.Event()
-        self._on_lost = on_lost
-        self._done = threading.Event()
 
-    def run(self) -> None:
+
+class LeaseKeeper:
+    """Renews the lease of its worker's job in hand every third of the lease's length.
+
+    One keeper serves all of a worker's jobs, on a thread of its own that sleeps until the job
+    it holds has been in hand a third of a lease: a job that ends sooner costs no renewal, no
+    round trip, no thread start, not even a wake-up (taking a job wakes the keeper only when it
+    was idle; letting one go never does: the keeper sees it at its next look). The thread ends
+    after a lease's length without a job and starts again with the next. A renewal that fails is retried every RENEWAL_RETRY_SECONDS;
+    once the lease is lost (the database refused the renewal, or no renewal succeeded before
+    the lease would have run out), `on_lost` stops the work at once.
+    """
+
+    def __init__(self, services, on_lost=None):
+        self.services, self._on_lost = services, on_lost
+        self._changed = threading.Condition()
+        self._held: Holding | None = None
+        self._thread: threading.Thread | None = None
+        self._idle = False  # the thread waits for a job (rather than for a renewal's time)
+
+    def hold(self, job: job_table.ClaimedJob) -> Holding:
+        holding = Holding(job.claim)
+        with self._changed:
+            self._held = holding
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name=f"lease-keeper-{job.claim.owner}")
+                self._thread.start()
+            elif self._idle:
+                self._changed.notify()
+        return holding
+
+    def let_go(self) -> None:
+        with self._changed:
+            self._held = None
+
+    def _run(self) -> None:
         lease = self.services.settings.lease_seconds
+        while True:
+            with self._changed:
+                self._idle = True
+                found = self._changed.wait_for(self._keepable, timeout=lease)
+                self._idle = False
+                if not found:
+                    self._thread = None  # idle for a lease: the next hold starts another
+                    return
+                holding = self._held
+            self._keep(holding, lease)
+
+    def _keepable(self) -> bool:
+        return self._held is not None and not self._held.lost.is_set()
+
+    def _keep(self, holding: Holding, lease: float) -> None:
         # About when the lease runs out unless renewed (the database's clock decides; this
         # only tells the keeper when to stop hoping).
-        held_until = time.monotonic() + lease
-        wait = renew_interval(lease)
-        while not self._done.wait(wait):
+        held_until = holding.since + lease
+        wait = max(0.0, holding.since + renew_interval(lease) - time.monotonic())
+        while True:
+            with self._changed:
+                if self._changed.wait_for(lambda: self._held is not holding, timeout=wait):
+                    return  # the job ended (or another is in hand)
             sent = time.monotonic()
             try:
                 with transaction(self.services.engine, write=True) as conn:
-                    renewed = job_table.renew(conn, self.claim, lease)
+                    renewed = job_table.renew(conn, holding.claim, lease)
             except Exception:  # a database blip: try again soon, while the lease lasts
-                log.warning("lease renewal failed for %s", self.claim.job_id, exc_info=True)
+                log.warning("lease renewal failed for %s", holding.claim.job_id, exc_info=True)
                 if time.monotonic() + RENEWAL_RETRY_SECONDS >= held_until:
-                    return self._lose("no renewal succeeded before the lease ran out")
+                    return self._lose(holding, "no renewal succeeded before the lease ran out")
                 wait = RENEWAL_RETRY_SECONDS
                 continue
             if renewed is None:
-                return self._lose("the lease was taken over or ran out")
-            self.claim, held_until, wait = renewed, sent + lease, renew_interval(lease)
+                return self._lose(holding, "the lease was taken over or ran out")
+            holding.claim, held_until, wait = renewed, sent + lease, renew_interval(lease)
 
-    def _lose(self, why: str) -> None:
-        log.warning("job %s: lease lost (%s); stopping its work", self.claim.job_id, why)
-        metrics.LEASES_LOST.inc()
-        self.lost.set()
-        if self._on_lost is not None and not self._done.is_set():
-            self._on_lost()
-
-    def stop(self) -> None:
-        self._done.set()
+    def _lose(self, holding: Holding, why: str) -> None:
+        with self._changed:  # the job may have ended meanwhile: then nothing is stopped
+            if self._held is not holding:
+                return
+            log.warning("job %s: lease lost (%s); stopping its work", holding.claim.job_id, why)
+            metrics.LEASES_LOST.inc()
+            holding.lost.set()
+            if self._on_lost is not None:
+                self._on_lost()  # cancelling an extraction only signals; it never blocks
 
 
 class Shutdown:
@@ -132,34 +187,54 @@ class Worker:
         self._backoff = 0.0  # set after an outage of the object store or a throttled call
         self.throttled_in_a_row = 0  # the provider's answers, for its backoff
         self._stop = threading.Event()
-        self._claim_unsure = False  # a claim's acknowledgement was lost
+        self._unsure_call: str | None = None  # a claim whose acknowledgement was lost
+        self._spool: str | None = None
+        self.keeper = LeaseKeeper(services, on_lost=self._stop_extraction)
 
     def run(self, stop: threading.Event) -> None:
-        """Work until `stop` is set; the job in hand is finished or handed back, never abandoned."""
+        """Work until `stop` is set; the job in hand is finished or handed back, never abandoned.
+
+        The worker keeps one pooled connection for all its statements, through the model call
+        too: a checkout costs a ping, a round trip as dear as each of a job's two statements.
+        A connection that broke meanwhile fails its statement, is given up, and the write is
+        retried on a fresh checkout (`write`)."""
         self._stop = stop
         self._warm()
         wake = self.services.work_available
-        while not stop.is_set():
-            try:
-                # A job's writes share one connection (one checkout and ping, not one each);
-                # it is given back while the model runs.
-                with one_connection(self.services.engine):
-                    worked = self.run_once()
-            except OperationalError as exc:  # the database is away: wait, then reconnect
-                log.warning("worker %s: database unavailable (%s); retrying",
-                            self.name, type(exc.orig).__name__)
-                worked = False
-                stop.wait(DATABASE_BACKOFF_SECONDS)
-            except Exception:
-                log.exception("worker %s: unexpected error; backing off", self.name)
-                worked = False
-                stop.wait(DATABASE_BACKOFF_SECONDS)
-            if self._backoff:
-                stop.wait(self._backoff)
-                self._backoff = 0.0
-            if not worked:
-                wake.wait(self.poll_interval)
-                wake.clear()
+        try:
+            with one_connection(self.services.engine):
+                while not stop.is_set():
+                    self._work_or_wait(stop, wake)
+        finally:
+            if self._spool is not None:
+                shutil.rmtree(self._spool, ignore_errors=True)
+
+    def _work_or_wait(self, stop: threading.Event, wake: threading.Event) -> None:
+        try:
+            worked = self.run_once()
+        except OperationalError as exc:  # the database is away: wait, then reconnect
+            log.warning("worker %s: database unavailable (%s); retrying",
+                        self.name, type(exc.orig).__name__)
+            worked = False
+            stop.wait(DATABASE_BACKOFF_SECONDS)
+        except Exception:
+            log.exception("worker %s: unexpected error; backing off", self.name)
+            worked = False
+            stop.wait(DATABASE_BACKOFF_SECONDS)
+        if self._backoff:
+            stop.wait(self._backoff)
+            self._backoff = 0.0
+        if not worked:
+            wake.wait(self.poll_interval)
+            wake.clear()
+
+    def spool(self) -> str:
+        """This worker's directory for the originals of its jobs, one file a job (made once:
+        a directory made and removed for each job costs more than the job's two statements)."""
+        if self._spool is None or not os.path.isdir(self._spool):
+            self._spool = tempfile.mkdtemp(prefix="worker-", dir=self.services.settings.spool_dir)
+            weakref.finalize(self, shutil.rmtree, self._spool, True)
+        return self._spool
 
     def _warm(self) -> None:
         """Start the sandbox's fork server before the first claim: its preloading (the official
@@ -174,7 +249,9 @@ class Worker:
             log.warning("worker %s: could not warm the sandbox", self.name, exc_info=True)
 
     def run_once(self) -> bool:
-        job = self._claim()
+        opening = job_table.CallOpening(call_id=job_table.new_id("call"), operation=OPERATION,
+                                        **dispatch.opening(self.extractor, self.services.settings))
+        job = self._claim(opening)
         if job is None:
             return False
         if isinstance(job, job_table.Exhausted):
@@ -182,9 +259,8 @@ class Worker:
                         job_table.ATTEMPTS_EXHAUSTED)
             self.services.job_endings.announce(job.job_id)
             return True
-        keeper = LeaseKeeper(self.services, job, on_lost=self._stop_extraction)
-        keeper.start()
-        attempt = Attempt(self, job, keeper)
+        holding = self.keeper.hold(job)
+        attempt = Attempt(self, job, opening.of(job), holding)
         try:
             attempt.run()
         except OperationalError:
@@ -194,24 +270,27 @@ class Worker:
             attempt.end_call(CallOutcome.FAILED)
             attempt.finish_failed("worker_error", f"{type(exc).__name__} in the worker")
         finally:
-            keeper.stop()
-            if keeper.lost.is_set():
+            self.keeper.let_go()
+            if holding.lost.is_set():
                 self._resume_extraction()
             self.services.job_endings.announce(job.claim.job_id)
         return True
 
-    def _claim(self):
+    def _claim(self, opening: job_table.CallOpening):
         services = self.services
+        unsure = self._unsure_call
         try:
-            with transaction(services.engine, write=True) as conn:
-                if self._claim_unsure:
+            # One statement on PostgreSQL, unless an earlier claim must be undone with it.
+            with transaction(services.engine, write=True, single_statement=unsure is None) as conn:
+                if unsure is not None:
                     # Our last claim may have committed unseen: hand any such job back.
-                    job_table.release_owned(conn, self.name)
-                    self._claim_unsure = False
-                return job_table.claim_next(conn, self.name, services.settings.lease_seconds,
-                                            self.extractor.versions.label)
+                    job_table.release_owned(conn, self.name, unsure)
+                job = job_table.claim_and_start(conn, self.name, services.settings.lease_seconds,
+                                                self.extractor.versions.label, opening)
+            self._unsure_call = None
+            return job
         except OperationalError:
-            self._claim_unsure = True
+            self._unsure_call = unsure or opening.call_id
             raise
 
     def _stop_extraction(self) -> None:
@@ -225,16 +304,18 @@ class Worker:
         if resume is not None and not self._stop.is_set():
             resume()
 
-    def write(self, action):
+    def write(self, action, *, single_statement: bool = False):
         """One short write transaction, retried through a database restart for up to a lease:
         an extraction already paid for is worth publishing, the fencing token makes a write
         that comes too late harmless, and every write is idempotent (a retry after a commit
-        whose acknowledgement was lost changes nothing)."""
+        whose acknowledgement was lost changes nothing). `single_statement`: `action` makes
+        one statement on PostgreSQL (engine.transaction)."""
         deadline = time.monotonic() + self.services.settings.lease_seconds
         delay = 0.1
         while True:
             try:
-                with transaction(self.services.engine, write=True) as conn:
+                with transaction(self.services.engine, write=True,
+                                 single_statement=single_statement) as conn:
                     return action(conn)
             except OperationalError as exc:
                 if time.monotonic() + delay > deadline:
@@ -248,45 +329,45 @@ class Worker:
 class Attempt:
     """One claim of one job: fetch the original, one model call, then publish or fail."""
 
-    def __init__(self, worker: Worker, job: job_table.ClaimedJob, keeper: LeaseKeeper):
-        self.worker, self.job, self.keeper = worker, job, keeper
+    def __init__(self, worker: Worker, job: job_table.ClaimedJob, call: job_table.Call,
+                 holding: Holding):
+        self.worker, self.job, self.call, self.holding = worker, job, call, holding
         self.services = worker.services
-        self.call: job_table.Call | None = None
-        self.meter: dispatch.LedgerMeter | None = None
+        self.meter = dispatch.LedgerMeter(worker, call)
         self._call_ended = False
 
     def run(self) -> None:
-        settings = self.services.settings
-        with tempfile.TemporaryDirectory(prefix="job-", dir=settings.spool_dir) as work:
-            path = self._fetch(work)
+        raw = os.path.join(self.worker.spool(), self.job.claim.job_id)
+        path = None
+        try:
+            path = self._fetch(raw)
             if path is None:
                 return
-            self.call = job_table.Call(call_id=job_table.new_id("call"), operation=OPERATION,
-                                       job=self.job, request_hash=self.job.cache_key,
-                                       **dispatch.opening(self.worker.extractor, settings))
-            self.meter = dispatch.LedgerMeter(self.worker, self.call)
-            self.worker.write(lambda conn: job_table.start_call(conn, self.call))
             metrics.model_call_started(self.call.cost)
-            let_go(self.services.engine)
             document = self._extract(path)
             if document is not None and self._publish(document):
                 dispatch.shadow_compare(self, path, document)
+        finally:
+            for name in {raw, path} - {None}:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name)
 
-    def _fetch(self, directory: str) -> str | None:
-        """The original in `directory`, named with the suffix of what its content is (PDF,
-        image or XML), or None when the job ended or went back without it."""
+    def _fetch(self, raw: str) -> str | None:
+        """The original at `raw` plus the suffix of what its content is (PDF, image or XML),
+        or None when the job ended or went back without it."""
         try:
             if not self.job.storage_key:
                 raise ObjectNotFound(self.job.content_hash)
-            raw = os.path.join(directory, "original")
             with open(raw, "wb") as f:
                 self.services.store.get_to_file(self.job.storage_key, f)
             path = raw + detect_file(raw).suffix
             os.rename(raw, path)
             return path
         except ObjectNotFound:
+            self.end_call(CallOutcome.UNSTARTED)  # the claim opened it; no model saw anything
             self.finish_failed("original_missing", "the stored original could not be found")
         except StorageUnavailable as exc:
+            self.end_call(CallOutcome.UNSTARTED)
             # The store is away, not something wrong with this job: it waits for the store
             # however long that takes, and this worker pauses before claiming again.
             self.worker._backoff = STORAGE_BACKOFF_SECONDS
@@ -332,7 +413,7 @@ class Attempt:
         log.info("job %s: provider throttled; retrying in %.1f s", self.job.claim.job_id, delay)
 
     def _after_cancel(self, *, started: bool) -> None:
-        if self.keeper.lost.is_set():  # the lease is gone: the job is another worker's now
+        if self.holding.lost.is_set():  # the lease is gone: the job is another worker's now
             return
         # Shutting down: back to the queue, not to failed; an attempt that never started the
         # extraction does not count against the job's attempts.
@@ -345,15 +426,12 @@ class Attempt:
         record = self.services.settings.cache_mode.records_results
 
         def publish_and_end_call(conn) -> bool:
-            published = job_table.publish(conn, self.job, document, result_id=result_id,
-                                          record_in_cache=record)
-            job_table.finish_call(conn, self.call.call_id, CallOutcome.PUBLISHED if published
-                                  else CallOutcome.DISCARDED, call=self.call,
-                                  progress=self._progress())
-            return published
+            return job_table.publish_and_finish(conn, self.job, self.call, document,
+                                                result_id=result_id, record_in_cache=record,
+                                                progress=self._progress())
 
         try:
-            published = self.worker.write(publish_and_end_call)
+            published = self.worker.write(publish_and_end_call, single_statement=True)
         except OperationalError:
             raise
         except Exception as exc:  # the database refused the result itself
@@ -369,7 +447,7 @@ class Attempt:
         return published
 
     def end_call(self, outcome: CallOutcome) -> None:
-        if self.call is None or self._call_ended:
+        if self._call_ended:
             return
         self._count_end(outcome)
         self.worker.write(lambda conn: job_table.finish_call(
@@ -384,7 +462,7 @@ class Attempt:
 
     def _progress(self):
         """The provider's latest counts for this call (tokens, pages, cost), if it reports any."""
-        return self.meter.latest if self.meter is not None else None
+        return self.meter.latest
 
     def finish_failed(self, code: str, message: str, *, transient: bool = False) -> None:
         attempts = self.job.attempts

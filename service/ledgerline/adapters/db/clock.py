@@ -7,7 +7,7 @@ the six-digit form SQLAlchemy stores, so stored times keep comparing as text.
 """
 from __future__ import annotations
 
-from sqlalchemy import Float, literal
+from sqlalchemy import ColumnElement, Float, literal
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
@@ -30,8 +30,11 @@ class db_now_plus(FunctionElement):
     inherit_cache = True
     name = "db_now_plus"
 
-    def __init__(self, seconds: float):
-        super().__init__(literal(float(seconds), Float))
+    def __init__(self, seconds):
+        """`seconds`: a number, or a SQL expression of one (a statement's bound parameter)."""
+        if not isinstance(seconds, ColumnElement):
+            seconds = literal(float(seconds), Float)
+        super().__init__(seconds)
 
 
 @compiles(db_now, "postgresql")

@@ -158,17 +158,21 @@ def let_go(engine: Engine) -> None:
 
 
 @contextlib.contextmanager
-def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
+def transaction(engine: Engine, *, write: bool,
+                single_statement: bool = False) -> Iterator[Connection]:
     """One transaction; rolls back unless the block finishes without an exception.
 
     Reads on PostgreSQL run in autocommit: under READ COMMITTED every statement takes its own
     snapshot anyway, so BEGIN and COMMIT would only add two round trips to each read (a cache
-    hit makes three reads).
+    hit makes three reads). So does a write the caller makes in one statement
+    (`single_statement`, however many data-modifying CTEs it carries): PostgreSQL runs it as
+    its own transaction, all or nothing, in one round trip instead of three. On SQLite such a
+    write is an ordinary write transaction (its equivalent may be several statements).
     """
     held = _held.get()
     if held is not None and held.engine is engine and not (
             held.conn is not None and held.conn.in_transaction()):
-        conn = _for(held.connection(), write)
+        conn = _for(held.connection(), write, single_statement)
         try:
             with conn.begin():
                 yield conn
@@ -176,14 +180,14 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
             held.let_go()  # whatever went wrong, the next transaction starts on a fresh checkout
             raise
         return
-    with engine.connect() as conn, _for(conn, write).begin():
+    with engine.connect() as conn, _for(conn, write, single_statement).begin():
         yield conn
 
 
-def _for(conn: Connection, write: bool) -> Connection:
+def _for(conn: Connection, write: bool, single_statement: bool = False) -> Connection:
     """Set (in place, on a held connection too) what kind of transaction comes next."""
     if conn.dialect.name == "postgresql":
-        level = conn.default_isolation_level if write else "AUTOCOMMIT"
+        level = conn.default_isolation_level if write and not single_statement else "AUTOCOMMIT"
         return conn.execution_options(isolation_level=level)
     return conn.execution_options(**{WRITE: write})
 

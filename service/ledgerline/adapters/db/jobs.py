@@ -5,22 +5,31 @@ fencing token it claimed with, so a worker that lost its lease changes nothing. 
 these statements is the database's (clock.db_now), never a process's. Every worker write can be
 retried after a lost acknowledgement: ledger rows and results carry ids the worker made before
 the first try, and a publish or failure recognises that it already happened under its token.
+
+A job's path on PostgreSQL is two statements, each its own transaction (run in autocommit,
+one round trip each, as procrastinate's fetch-and-lock and finish are): `claim_and_start` and
+`publish_and_finish`, each one UPDATE with data-modifying CTEs for everything that must change
+with it. SQLite has no data-modifying CTEs; there the same steps run one by one inside its
+single writer's transaction, with the same outcome.
 """
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select, update
+from sqlalchemy import (Connection, ColumnElement, Float, Integer, String, and_, bindparam, case,
+                        exists, func, literal, or_, select, update)
+from sqlalchemy.dialects import postgresql
 
 from ...domain.duplicates import seller_key
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
 from . import outbox
 from .clock import db_now, db_now_plus
 from .engine import insert_for
-from .notify import announce_job_ended
+from .notify import announce_job_ended, job_ended_notice
 from .tables import blobs, cache_entries, invoices, jobs, model_calls, results, shadow_fields
 
 PENDING, RUNNING = JobStatus.PENDING.value, JobStatus.RUNNING.value
@@ -211,9 +220,13 @@ def _fenced(claim: Claim):
     """The job is still ours: running, our owner name, our token, lease not run out.
 
     domain.jobs.may_publish in SQL; tests/integration/test_rules_in_sql.py holds them equal."""
-    return and_(jobs.c.id == claim.job_id, jobs.c.status == RUNNING,
-                jobs.c.lease_owner == claim.owner, jobs.c.fencing_token == claim.token,
-                jobs.c.lease_expires_at > db_now())
+    return _fenced_by(claim.job_id, claim.owner, claim.token)
+
+
+def _fenced_by(job_id, owner, token):
+    """_fenced, for values or a statement's bound parameters."""
+    return and_(jobs.c.id == job_id, jobs.c.status == RUNNING, jobs.c.lease_owner == owner,
+                jobs.c.fencing_token == token, jobs.c.lease_expires_at > db_now())
 
 
 def claim_next(conn: Connection, owner: str, lease_seconds: float,
@@ -227,6 +240,27 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
     PostgreSQL skips rows other workers hold (FOR UPDATE SKIP LOCKED); SQLite has no row
     locks and needs none: its single writer serialises claims.
     """
+    row = conn.execute(_claim_update(owner, lease_seconds, extractor_versions)).first()
+    if row is None:
+        return None
+    if row.fencing_token > 1:
+        mark_abandoned_calls(conn, row.id, row.fencing_token)
+    if row.status == FAILED:
+        announce_job_ended(conn, row.id)
+        outbox.job_event(conn, row.id, "invoice.failed", ATTEMPTS_EXHAUSTED)
+        return Exhausted(row.id)
+    return _claimed(row, owner, blob_key(conn, row.account, row.content_hash))
+
+
+def _claimed(row, owner: str, storage_key: str | None) -> ClaimedJob:
+    return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
+                      account=row.account, cache_key=row.cache_key,
+                      content_hash=row.content_hash, storage_key=storage_key,
+                      attempts=row.attempts, fresh=row.fresh, claimed_at=row.claimed_at)
+
+
+def _claim_update(owner: str, lease_seconds: float, extractor_versions: str):
+    """The claim itself (claim_next): one UPDATE … RETURNING of the job it took or failed."""
     now = db_now()
     candidate = (
         select(jobs.c.id)
@@ -243,7 +277,7 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
     def unless_spent(value, spent_value):
         return case((spent, spent_value), else_=value)
 
-    row = conn.execute(
+    return (
         update(jobs).where(jobs.c.id == candidate)
         .values(status=unless_spent(RUNNING, FAILED),
                 lease_owner=unless_spent(owner, None),
@@ -261,21 +295,100 @@ def claim_next(conn: Connection, owner: str, lease_seconds: float,
                 updated_at=now)
         .returning(jobs.c.id, jobs.c.status, jobs.c.fencing_token, jobs.c.account,
                    jobs.c.cache_key, jobs.c.content_hash, jobs.c.attempts, jobs.c.fresh,
-                   jobs.c.lease_expires_at, jobs.c.claimed_at)
-    ).first()
-    if row is None:
+                   jobs.c.lease_expires_at, jobs.c.claimed_at))
+
+
+def claim_and_start(conn: Connection, owner: str, lease_seconds: float,
+                    extractor_versions: str,
+                    opening: CallOpening) -> ClaimedJob | Exhausted | None:
+    """claim_next, and the claimed attempt's ledger row opened with it: the billed call starts
+    in the claim's own statement, before the original is fetched, so no attempt can reach the
+    model unrecorded (one that never does is ended `unstarted`, at cost 0).
+
+    PostgreSQL, one statement (_claim_and_start_statement): the claim (fencing token, attempts cap) as a
+    CTE, the calls of earlier claims marked abandoned, the new call inserted, the original's
+    storage key read, and for a job past its attempts its end announced and its webhook events
+    written instead.
+    """
+    if conn.dialect.name != "postgresql":
+        job = claim_next(conn, owner, lease_seconds, extractor_versions)
+        if isinstance(job, ClaimedJob):
+            start_call(conn, opening.of(job))
+        return job
+    found = conn.execute(_claim_and_start_statement(), _params(
+        owner=owner, lease_seconds=float(lease_seconds), extractor_versions=extractor_versions,
+        call_id=opening.call_id, operation=opening.operation, cost=opening.cost,
+        provider=opening.provider, model=opening.model, cost_basis=opening.cost_basis)).first()
+    if found is None:
         return None
-    if row.fencing_token > 1:
-        mark_abandoned_calls(conn, row.id, row.fencing_token)
-    if row.status == FAILED:
-        announce_job_ended(conn, row.id)
-        outbox.job_event(conn, row.id, "invoice.failed", ATTEMPTS_EXHAUSTED)
-        return Exhausted(row.id)
-    return ClaimedJob(claim=Claim(row.id, owner, row.fencing_token, row.lease_expires_at),
-                      account=row.account, cache_key=row.cache_key,
-                      content_hash=row.content_hash,
-                      storage_key=blob_key(conn, row.account, row.content_hash),
-                      attempts=row.attempts, fresh=row.fresh, claimed_at=row.claimed_at)
+    if found.status == FAILED:
+        return Exhausted(found.id)
+    return _claimed(found, owner, found.storage_key)
+
+
+BOUND = "b_"  # what a prebuilt statement's parameters are named with: never a column's name,
+# which an UPDATE or INSERT would take for a value to set
+
+
+def _bound(table, *names: str) -> dict:
+    """Bound parameters for these columns, typed as the columns are (a prebuilt statement's
+    values: built and compiled once, each execution only binds)."""
+    return {name: _param(name, table.c[name].type) for name in names}
+
+
+def _param(name: str, type_):
+    return bindparam(BOUND + name, type_=type_)
+
+
+def _params(**values) -> dict:
+    return {BOUND + name: value for name, value in values.items()}
+
+
+@functools.cache
+def _claim_and_start_statement():
+    bound = _bound(model_calls, "call_id", "operation", "cost", "provider", "model",
+                   "cost_basis")
+    owner = _param("owner", String)
+    claimed = _claim_update(owner, _param("lease_seconds", Float),
+                            _param("extractor_versions", String)).cte("claimed")
+    spent = claimed.c.status == FAILED
+    # mark_abandoned_calls; its job id a scalar, so that the planner probes ix_model_calls_job_id
+    # rather than joins the ledger to a CTE it cannot estimate.
+    abandoned = (update(model_calls)
+                 .where(model_calls.c.job_id == select(claimed.c.id).scalar_subquery(),
+                        model_calls.c.outcome == CallOutcome.RUNNING.value,
+                        model_calls.c.fencing_token
+                        < select(claimed.c.fencing_token).scalar_subquery())
+                 .values(outcome=CallOutcome.ABANDONED.value).cte("abandoned"))
+    row = {**bound, "account": claimed.c.account, "job_id": claimed.c.id,
+           "request_hash": claimed.c.cache_key, "started_at": db_now(),
+           "outcome": literal(CallOutcome.RUNNING.value), "worker": owner,
+           "fencing_token": claimed.c.fencing_token}
+    started = (model_calls.insert()
+               .from_select(list(row), select(*_typed(model_calls, row)).where(~spent),
+                            include_defaults=False)
+               .cte("started"))
+    # The job id as a scalar (NULL unless spent), not a join with the CTE: joined, the planner
+    # made the claim's own UPDATE of jobs take hundreds of milliseconds on a large table.
+    events = outbox.job_event_insert(select(claimed.c.id).where(spent).scalar_subquery(),
+                                     "invoice.failed", ATTEMPTS_EXHAUSTED).cte("events")
+    notified = job_ended_notice(claimed.c.id).where(spent).cte("notified")
+    storage_key = (select(blobs.c.storage_key)
+                   .where(blobs.c.account == claimed.c.account,
+                          blobs.c.content_hash == claimed.c.content_hash).scalar_subquery())
+    return (select(*claimed.c, storage_key.label("storage_key"), _count(notified))
+            .add_cte(abandoned, started, events))
+
+
+def _typed(table, row: dict) -> list:
+    """A row of values for INSERT … SELECT: plain values bound with their column's type."""
+    return [(value if isinstance(value, ColumnElement) else literal(value, table.c[name].type))
+            .label(name) for name, value in row.items()]
+
+
+def _count(cte):
+    """A column that makes PostgreSQL run a plain (not data-modifying) CTE: pg_notify's."""
+    return select(func.count()).select_from(cte).scalar_subquery().label(f"{cte.name}_rows")
 
 
 def mark_abandoned_calls(conn: Connection, job_id: str, token: int) -> None:
@@ -314,28 +427,11 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
     `result_id` is made by the worker once per attempt: a retry after a lost acknowledgement
     finds its own committed result and reports success instead of discarding it.
     """
-    fields = document.get("fields", {})
-
-    def value(name):
-        return (fields.get(name) or {}).get("value")
-
     insert = insert_for(conn)
-    conn.execute(insert(results).values(
-        id=result_id, account=job.account, cache_key=job.cache_key,
-        content_hash=job.content_hash, job_id=job.claim.job_id,
-        document=json.dumps(document, separators=(",", ":")),
-        invoice_number=value("invoice_number"), issue_date=value("issue_date"),
-        seller_name=value("seller_name"), gross_total=value("gross_total"),
-        currency=value("currency"), seller_key=seller_key(value("seller_name")),
-        review_required=(document.get("review") or {}).get("required") is True,
-        created_at=db_now(),
-    ).on_conflict_do_nothing(index_elements=[results.c.id]))
+    conn.execute(insert(results).values(**_result_row(job, document, result_id))
+                 .on_conflict_do_nothing(index_elements=[results.c.id]))
     done = conn.execute(
-        update(jobs).where(_fenced(job.claim))
-        .values(status=COMPLETED, result_id=result_id, inflight_key=None, lease_owner=None,
-                lease_expires_at=None, finished_at=db_now(), updated_at=db_now(),
-                error_code=None, error_message=None)
-    ).rowcount
+        update(jobs).where(_fenced(job.claim)).values(**_completed(result_id))).rowcount
     if not done:
         if _ended_under(conn, job.claim, COMPLETED):
             return True
@@ -349,19 +445,115 @@ def publish(conn: Connection, job: ClaimedJob, document: dict, *, result_id: str
     return True
 
 
+RESULT_COLUMNS = ("id", "account", "cache_key", "content_hash", "job_id", "document",
+                  "invoice_number", "issue_date", "seller_name", "gross_total", "currency",
+                  "seller_key", "review_required")
+
+
+def _result_row(job: ClaimedJob, document: dict, result_id: str) -> dict:
+    fields = document.get("fields", {})
+
+    def value(name):
+        return (fields.get(name) or {}).get("value")
+
+    return dict(
+        id=result_id, account=job.account, cache_key=job.cache_key,
+        content_hash=job.content_hash, job_id=job.claim.job_id,
+        document=json.dumps(document, separators=(",", ":")),
+        invoice_number=value("invoice_number"), issue_date=value("issue_date"),
+        seller_name=value("seller_name"), gross_total=value("gross_total"),
+        currency=value("currency"), seller_key=seller_key(value("seller_name")),
+        review_required=(document.get("review") or {}).get("required") is True,
+        created_at=db_now())
+
+
+def _completed(result_id: str) -> dict:
+    return dict(status=COMPLETED, result_id=result_id, inflight_key=None, lease_owner=None,
+                lease_expires_at=None, finished_at=db_now(), updated_at=db_now(),
+                error_code=None, error_message=None)
+
+
 def _make_current(conn: Connection, job: ClaimedJob, result_id: str) -> None:
     """Upsert the cache entry unless it holds an extraction that started later
     (domain.cache.supersedes, in the statement)."""
     insert = insert_for(conn)
-    stmt = insert(cache_entries).values(account=job.account, cache_key=job.cache_key,
-                                        result_id=result_id, updated_at=db_now(),
-                                        started_at=job.claimed_at)
+    conn.execute(_current_unless_superseded(insert(cache_entries).values(
+        account=job.account, cache_key=job.cache_key, result_id=result_id,
+        updated_at=db_now(), started_at=job.claimed_at)))
+
+
+def _current_unless_superseded(stmt):
     current = cache_entries.c.started_at
-    conn.execute(stmt.on_conflict_do_update(
+    return stmt.on_conflict_do_update(
         index_elements=[cache_entries.c.account, cache_entries.c.cache_key],
         set_={"result_id": stmt.excluded.result_id, "updated_at": stmt.excluded.updated_at,
               "started_at": stmt.excluded.started_at},
-        where=or_(current.is_(None), current < stmt.excluded.started_at)))
+        where=or_(current.is_(None), current < stmt.excluded.started_at))
+
+
+def publish_and_finish(conn: Connection, job: ClaimedJob, call: Call, document: dict, *,
+                       result_id: str, record_in_cache: bool, progress=None) -> bool:
+    """publish, and the call ended with it (finish_call): `published` when the result became
+    the job's (now, or by this attempt's earlier try whose acknowledgement was lost),
+    `discarded` when the claim was gone. True when published.
+
+    PostgreSQL, one statement: the fenced UPDATE of the job as a CTE, and only if it matched,
+    the result row, the cache entry (unless a later-started extraction holds it), the webhook
+    events and the notification; the call's end in any case. Nothing of a refused result is
+    ever written, so nothing needs deleting.
+    """
+    if conn.dialect.name != "postgresql":
+        published = publish(conn, job, document, result_id=result_id,
+                            record_in_cache=record_in_cache)
+        finish_call(conn, call.call_id, CallOutcome.PUBLISHED if published
+                    else CallOutcome.DISCARDED, call=call, progress=progress)
+        return published
+    claim = job.claim
+    values = _result_row(job, document, result_id)
+    del values["created_at"]
+    values.update(owner=claim.owner, token=claim.token, call_id=call.call_id)
+    if progress is not None:
+        values.update({f"progress_{k}": v for k, v in _progress_params(progress).items()})
+    statement = _publish_and_finish_statement(record_in_cache, progress is not None)
+    return bool(conn.execute(statement, _params(**values)).scalar())
+
+
+@functools.cache
+def _publish_and_finish_statement(record_in_cache: bool, with_progress: bool):
+    row = _bound(results, *RESULT_COLUMNS)
+    job_id, token = row["job_id"], _param("token", Integer)
+    done = (update(jobs).where(_fenced_by(job_id, _param("owner", String), token))
+            .values(**_completed(row["id"])).returning(jobs.c.id, jobs.c.claimed_at)
+            .cte("done"))
+    now_done = exists(select(done.c.id))
+    # The statement's snapshot is from before its own UPDATE: this finds a first try that
+    # committed under our token (_ended_under).
+    before = exists().where(jobs.c.id == job_id, jobs.c.status == COMPLETED,
+                            jobs.c.fencing_token == token)
+    published = or_(now_done, before)
+    ctes = [results.insert().from_select(
+        list(row) + ["created_at"],
+        select(*_typed(results, {**row, "created_at": db_now()})).select_from(done),
+        include_defaults=False).cte("stored")]
+    ended = dict(outcome=case((published, CallOutcome.PUBLISHED.value),
+                              else_=CallOutcome.DISCARDED.value), finished_at=db_now())
+    if with_progress:
+        ended.update(_progress_set(job_id, {
+            name: _param(f"progress_{name}", model_calls.c[name].type)
+            for name in PROGRESS_COLUMNS}))
+    ctes.append(update(model_calls)
+                .where(model_calls.c.call_id == _param("call_id", String))
+                .values(**ended).cte("ended"))
+    if record_in_cache:
+        entry = {"account": row["account"], "cache_key": row["cache_key"],
+                 "result_id": row["id"], "updated_at": db_now(),
+                 "started_at": done.c.claimed_at}
+        ctes.append(_current_unless_superseded(postgresql.insert(cache_entries).from_select(
+            list(entry), select(*_typed(cache_entries, entry)))).cte("current"))
+    ctes.append(outbox.job_event_insert(job_id, "invoice.completed", when=now_done)
+                .cte("events"))
+    notified = job_ended_notice(done.c.id).cte("notified")
+    return select(published.label("published"), _count(notified)).add_cte(*ctes)
 
 
 def fail(conn: Connection, claim: Claim, code: str, message: str) -> bool:
@@ -395,13 +587,17 @@ def release(conn: Connection, claim: Claim, *, after_seconds: float = 0.0,
     return bool(done) or _ended_under(conn, claim, PENDING)
 
 
-def release_owned(conn: Connection, owner: str) -> int:
+def release_owned(conn: Connection, owner: str, call_id: str | None = None) -> int:
     """Hand back every job claimed under `owner` (a claim whose acknowledgement was lost:
-    its worker never started on it, so the attempt is refunded)."""
-    return conn.execute(
+    its worker never started on it, so the attempt is refunded, and the call that claim
+    opened, `call_id`, ends `unstarted` at cost 0)."""
+    released = conn.execute(
         update(jobs).where(_in_flight(), jobs.c.status == RUNNING, jobs.c.lease_owner == owner)
         .values(status=PENDING, lease_owner=None, lease_expires_at=None,
                 attempts=jobs.c.attempts - 1, updated_at=db_now())).rowcount
+    if call_id is not None:
+        finish_call(conn, call_id, CallOutcome.UNSTARTED)
+    return released
 
 
 # --- the call ledger ------------------------------------------------------------------
@@ -419,6 +615,24 @@ class Call:
     cost_basis: str | None = None
 
 
+@dataclass(frozen=True)
+class CallOpening:
+    """A ledger row as a worker knows it before it claims: the id it made for it (once, so
+    that a retried write adds nothing) and what the extractor's call costs up front
+    (dispatch.opening)."""
+    call_id: str
+    operation: str
+    cost: object
+    provider: str | None = None
+    model: str | None = None
+    cost_basis: str | None = None
+
+    def of(self, job: ClaimedJob) -> Call:
+        return Call(call_id=self.call_id, operation=self.operation, job=job,
+                    request_hash=job.cache_key, cost=self.cost, provider=self.provider,
+                    model=self.model, cost_basis=self.cost_basis)
+
+
 def start_call(conn: Connection, call: Call) -> None:
     """Written before the model is called; a retry of the same call adds nothing."""
     insert = insert_for(conn)
@@ -432,23 +646,36 @@ def start_call(conn: Connection, call: Call) -> None:
     ).on_conflict_do_nothing(index_elements=[model_calls.c.call_id]))
 
 
+PROGRESS_COLUMNS = ("provider", "model", "client_token", "provider_job_id",
+                    "provider_request_id", "provider_requests", "input_tokens", "output_tokens",
+                    "pages", "cost", "cost_basis")
+
+
 def _progress_values(call: Call, progress) -> dict:
-    """A provider's progress as ledger columns. A call that sent the same idempotency token as
-    an earlier attempt of its job reached the same provider job, which the provider charges
-    once: its cost is 0 and the earlier row keeps the charge (domain.providers)."""
-    earlier = model_calls.alias("earlier")
-    cost = progress.cost
-    if progress.client_token is not None:
-        reused = exists().where(earlier.c.job_id == call.job.claim.job_id,
-                                earlier.c.client_token == progress.client_token,
-                                earlier.c.id < model_calls.c.id)
-        cost = case((reused, literal(0)), else_=literal(cost))
+    """A provider's progress as ledger columns."""
+    return _progress_set(call.job.claim.job_id, _progress_params(progress))
+
+
+def _progress_params(progress) -> dict:
     return dict(provider=progress.provider, model=progress.model[:120],
                 client_token=progress.client_token, provider_job_id=progress.provider_job_id,
                 provider_request_id=(progress.request_id or None) and progress.request_id[:200],
                 provider_requests=progress.requests, input_tokens=progress.input_tokens,
-                output_tokens=progress.output_tokens, pages=progress.pages, cost=cost,
+                output_tokens=progress.output_tokens, pages=progress.pages, cost=progress.cost,
                 cost_basis=progress.cost_basis)
+
+
+def _progress_set(job_id, values: dict) -> dict:
+    """The columns to set (values or bound parameters). A call that sent the same idempotency
+    token as an earlier attempt of its job reached the same provider job, which the provider
+    charges once: its cost is 0 and the earlier row keeps the charge (domain.providers)."""
+    token = values["client_token"]
+    if token is None:  # no token, nothing reused (a bound NULL token matches nothing either)
+        return values
+    earlier = model_calls.alias("earlier")
+    reused = exists().where(earlier.c.job_id == job_id, earlier.c.client_token == token,
+                            earlier.c.id < model_calls.c.id)
+    return {**values, "cost": case((reused, literal(0)), else_=values["cost"])}
 
 
 def record_progress(conn: Connection, call: Call, progress) -> None:

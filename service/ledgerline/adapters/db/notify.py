@@ -39,6 +39,12 @@ def announce_job_ended(conn: Connection, job_id: str) -> None:
         conn.execute(select(func.pg_notify(JOB_ENDED, job_id)))
 
 
+def job_ended_notice(job_id):
+    """announce_job_ended as a query, for a PostgreSQL statement that ends the job itself
+    (`job_id` a column of it: one notification per row)."""
+    return select(func.pg_notify(JOB_ENDED, job_id).label("sent"))
+
+
 class Listener(threading.Thread):
     """LISTENs on one channel on a connection of its own and hands each payload to
     `on_message`; `on_listening` runs on every (re)connect, when notifications may have been

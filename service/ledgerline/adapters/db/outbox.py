@@ -49,12 +49,25 @@ def invoice_event(conn: Connection, account: str, invoice_id: str, event_type: s
 def job_event(conn: Connection, job_id: str, event_type: str, detail: str | None = None) -> None:
     """A job ended: one event for every invoice that shows its status (its own, the uploads
     joined to it, an invoice whose retry it is)."""
-    event = invoices.c.id + literal(event_id("", event_type, job_id))
-    shown_by = select(jobs.c.id).where(or_(jobs.c.id == job_id, jobs.c.leader_id == job_id))
-    conn.execute(d.insert().from_select(_COLUMNS, select(
-        *_rows(event, event_type, invoices.c.account, invoices.c.id, detail))
-        .select_from(invoices.join(e, e.c.account == invoices.c.account))
-        .where(invoices.c.job_id.in_(shown_by), _subscribed(event_type))))
+    conn.execute(job_event_insert(job_id, event_type, detail))
+
+
+def job_event_insert(job_id, event_type: str, detail: str | None = None, *, when=None):
+    """job_event's INSERT, for a statement that ends the job itself (a data-modifying CTE on
+    PostgreSQL): `job_id` may be a SQL expression (a bound parameter, a scalar subquery of
+    that statement's CTE), `when` a condition the statement decides by."""
+    shown_by = invoices.c.job_id.in_(
+        select(jobs.c.id).where(or_(jobs.c.id == job_id, jobs.c.leader_id == job_id)))
+    if isinstance(job_id, str):
+        event = invoices.c.id + literal(event_id("", event_type, job_id))
+    else:  # event_id(invoice, type, job) computed in SQL: the name, a dot, the job
+        event = invoices.c.id + literal(event_id("", event_type, "") + ".") + job_id
+    rows = (select(*_rows(event, event_type, invoices.c.account, invoices.c.id, detail))
+            .select_from(invoices.join(e, e.c.account == invoices.c.account))
+            .where(shown_by, _subscribed(event_type)))
+    if when is not None:
+        rows = rows.where(when)
+    return d.insert().from_select(_COLUMNS, rows)
 
 
 # --- delivery workers ----------------------------------------------------------------------
