@@ -21,22 +21,24 @@ IMMEDIATE): it is embedded, so its round trips cost little. Either way:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, exists, func, literal, select, true
+from sqlalchemy import Connection, bindparam, exists, func, literal, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ...domain.duplicates import Summary
 from ...domain.identity import Caller
 from ...domain.jobs import CacheOutcome, JobStatus
+from ...domain.webhooks import event_id
 from . import outbox
 from .clock import db_now
 from .engine import transaction
 from .invoices import (DUPLICATE_FIELDS, invoice_view, possible_duplicates, same_file_query,
-                       same_seller_query)
+                       same_seller_query, visible_to)
 from .jobs import NewJob, new_id
-from .tables import blobs, cache_entries, invoices, jobs, results
+from .tables import blobs, cache_entries, invoices, jobs, results, webhook_deliveries
 
 COMPLETED = "invoice.completed"
 
@@ -53,23 +55,28 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
     """Record the caller's upload as a hit of the account's cache and answer it; None (and
     nothing written) when it is not one."""
     job_id, invoice_id = new_id("job"), new_id("inv")
+    params = dict(
+        account=job.account, caller_id=caller.key_id, idempotency_key=job.idempotency_key,
+        request_hash=job.request_hash, cache_key=job.cache_key, content_hash=job.content_hash,
+        extractor_versions=job.extractor_versions, job_id=job_id, invoice_id=invoice_id,
+        event_id=event_id(invoice_id, COMPLETED, job_id))
+    own_only = caller.sees_only_own_uploads()
     if conn.dialect.name == "postgresql":
-        row = conn.execute(_one_statement(caller, job, job_id, invoice_id)).first()
+        row = conn.execute(_one_statement(own_only), params).first()
         if row is None:
             return None
         same_file = row.same_file or []
         same_seller = [(other[0], _summary(other[1:])) for other in row.same_seller or []]
     else:
-        row = _step_by_step(conn, caller, job, job_id, invoice_id)
+        row = _step_by_step(conn, own_only, params)
         if row is None:
             return None
-        same_file = conn.execute(_same_file(caller, job, invoice_id)
-                                 .order_by(invoices.c.created_at, invoices.c.id)).scalars().all()
+        same_file = conn.execute(_same_file(own_only), params).scalars().all()
         same_seller = []
         if row.seller_key:
             same_seller = [(other.id, _summary(other[1:])) for other in conn.execute(
-                same_seller_query(caller, job.account, job.content_hash, row.seller_key)
-                .order_by(invoices.c.created_at, invoices.c.id))]
+                _same_seller_step(own_only),
+                {**params, "seller_key": row.seller_key})]
     mine = _summary([getattr(row, name) for name in DUPLICATE_FIELDS])
     invoice = invoice_view(_shown(caller, job, invoice_id, row))
     invoice["possible_duplicates"] = possible_duplicates(same_file, mine, same_seller)
@@ -90,87 +97,135 @@ def _shown(caller: Caller, job: NewJob, invoice_id: str, row) -> SimpleNamespace
         review_resolved_by=None, review_required=row.review_required)
 
 
-def _entry(job: NewJob):
+# The statements are built once per process (and kind of caller), with bound parameters:
+# building a statement of this size costs more than running it.
+
+def _param(name: str, column):
+    return bindparam(name, type_=column.type)
+
+
+_ACCOUNT = _param("account", jobs.c.account)
+_CONTENT_HASH = _param("content_hash", jobs.c.content_hash)
+_CACHE_KEY = _param("cache_key", jobs.c.cache_key)
+_JOB_ID = _param("job_id", jobs.c.id)
+_INVOICE_ID = _param("invoice_id", invoices.c.id)
+_CALLER_ID = _param("caller_id", invoices.c.uploaded_by)
+
+
+def _visible(own_only: bool):
+    return visible_to(_ACCOUNT, _CALLER_ID if own_only else None)
+
+
+def _entry():
     """The cached result, where this upload is a hit."""
     return (select(results.c.id.label("result_id"), results.c.document,
                    results.c.review_required, results.c.seller_key,
                    *(results.c[name] for name in DUPLICATE_FIELDS))
             .select_from(cache_entries.join(results, results.c.id == cache_entries.c.result_id))
-            .where(cache_entries.c.account == job.account,
-                   cache_entries.c.cache_key == job.cache_key,
-                   ~exists().where(jobs.c.account == job.account,
-                                   jobs.c.inflight_key == job.cache_key),
-                   exists().where(blobs.c.account == job.account,
-                                  blobs.c.content_hash == job.content_hash)))
+            .where(cache_entries.c.account == _ACCOUNT, cache_entries.c.cache_key == _CACHE_KEY,
+                   ~exists().where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY),
+                   exists().where(blobs.c.account == _ACCOUNT,
+                                  blobs.c.content_hash == _CONTENT_HASH)))
 
 
-def _job_values(job: NewJob, job_id: str, result_id) -> dict:
+def _job_values(result_id) -> dict:
     """jobs.insert_job's row for a hit: completed at once with the cached result."""
     return dict(
-        id=literal(job_id), account=literal(job.account), caller_id=literal(job.caller_id),
-        idempotency_key=literal(job.idempotency_key, jobs.c.idempotency_key.type),
-        request_hash=literal(job.request_hash), cache_key=literal(job.cache_key),
-        content_hash=literal(job.content_hash), status=literal(JobStatus.COMPLETED.value),
+        id=_JOB_ID, account=_ACCOUNT, caller_id=_param("caller_id", jobs.c.caller_id),
+        idempotency_key=_param("idempotency_key", jobs.c.idempotency_key),
+        request_hash=_param("request_hash", jobs.c.request_hash), cache_key=_CACHE_KEY,
+        content_hash=_CONTENT_HASH, status=literal(JobStatus.COMPLETED.value),
         outcome=literal(CacheOutcome.HIT.value), fresh=literal(False),
         result_id=result_id, fencing_token=literal(0), attempts=literal(0),
-        extractor_versions=literal(job.extractor_versions), fair_position=literal(0),
-        run_after=db_now(), created_at=db_now(), updated_at=db_now(), finished_at=db_now())
+        extractor_versions=_param("extractor_versions", jobs.c.extractor_versions),
+        fair_position=literal(0), run_after=db_now(), created_at=db_now(),
+        updated_at=db_now(), finished_at=db_now())
 
 
-def _invoice_insert(caller: Caller, job: NewJob, invoice_id: str, job_rows):
+def _invoice_insert(job_rows):
     """The caller's invoice, at its job's (database) time; `job_rows` holds the job."""
     return invoices.insert().from_select(
         ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
-        select(literal(invoice_id), literal(job.account), literal(caller.key_id),
-               job_rows.c.id, literal(job.content_hash), job_rows.c.created_at),
+        select(_INVOICE_ID, _ACCOUNT, _CALLER_ID, job_rows.c.id, _CONTENT_HASH,
+               job_rows.c.created_at),
         include_defaults=False)  # a CTE's Python-side defaults would be bound as NULL
 
 
-def _same_file(caller: Caller, job: NewJob, invoice_id: str):
-    return same_file_query(caller, job.account, job.content_hash, invoice_id)
+def _event_insert(only_if=None):
+    return outbox.invoice_event_insert(_ACCOUNT, _INVOICE_ID, COMPLETED,
+                                       _param("event_id", webhook_deliveries.c.event_id),
+                                       only_if=only_if)
 
 
-def _one_statement(caller: Caller, job: NewJob, job_id: str, invoice_id: str):
-    entry = _entry(job).cte("hit_entry")
-    values = _job_values(job, job_id, entry.c.result_id)
+_OLDEST_FIRST = (invoices.c.created_at, invoices.c.id)
+
+
+@functools.cache
+def _same_file(own_only: bool):
+    return same_file_query(_visible(own_only), _CONTENT_HASH, _INVOICE_ID).order_by(*_OLDEST_FIRST)
+
+
+def _same_seller(own_only: bool, seller_key):
+    return (same_seller_query(_visible(own_only), _ACCOUNT, _CONTENT_HASH, seller_key)
+            .order_by(*_OLDEST_FIRST))
+
+
+@functools.cache
+def _same_seller_step(own_only: bool):
+    return _same_seller(own_only, _param("seller_key", results.c.seller_key))
+
+
+@functools.cache
+def _one_statement(own_only: bool):
+    entry = _entry().cte("hit_entry")
+    values = _job_values(entry.c.result_id)
     new_job = (postgresql.insert(jobs).from_select(list(values), select(*values.values()),
                                                    include_defaults=False)
                .on_conflict_do_nothing()
                .returning(jobs.c.id, jobs.c.created_at).cte("hit_job"))
-    new_invoice = (_invoice_insert(caller, job, invoice_id, new_job)
-                   .returning(invoices.c.id).cte("hit_invoice"))
-    event = outbox.invoice_event_insert(job.account, invoice_id, COMPLETED, job_id,
-                                        only_if=exists(select(new_invoice.c.id))).cte("hit_event")
-    order = (invoices.c.created_at, invoices.c.id)
-    same_file = _same_file(caller, job, invoice_id).with_only_columns(
-        func.json_agg(postgresql.aggregate_order_by(invoices.c.id, *order)))
-    seller_key = select(entry.c.seller_key).scalar_subquery()
-    same_seller = same_seller_query(caller, job.account, job.content_hash, seller_key)
-    same_seller = same_seller.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
-        func.json_build_array(*same_seller.selected_columns), *order)))
+    new_invoice = _invoice_insert(new_job).returning(invoices.c.id).cte("hit_invoice")
+    event = _event_insert(only_if=exists(select(new_invoice.c.id))).cte("hit_event")
+
+    def aggregated(query, *values):  # the rows as one JSON array, in the query's order
+        return query.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
+            *values, *_OLDEST_FIRST))).order_by(None).scalar_subquery()
+
+    same_file = _same_file(own_only)
+    same_seller = _same_seller(own_only, select(entry.c.seller_key).scalar_subquery())
     return (select(new_job.c.created_at, entry.c.document, entry.c.review_required,
                    entry.c.seller_key, *(entry.c[name] for name in DUPLICATE_FIELDS),
-                   same_file.scalar_subquery().label("same_file"),
-                   same_seller.scalar_subquery().label("same_seller"))
+                   aggregated(same_file, invoices.c.id).label("same_file"),
+                   aggregated(same_seller, func.json_build_array(
+                       *same_seller.selected_columns)).label("same_seller"))
             .select_from(new_invoice.join(new_job, true()).join(entry, true()))
             .add_cte(event))
 
 
-def _step_by_step(conn: Connection, caller: Caller, job: NewJob, job_id: str, invoice_id: str):
-    """The same, for SQLite: the caller's write transaction holds the database's one write
-    lock, so nothing changes between the steps."""
-    entry = conn.execute(_entry(job)).first()
-    if entry is None:
+@functools.cache
+def _steps():
+    """The same for SQLite, a statement at a time: the entry, the job (its time), the invoice
+    and the event."""
+    return (_entry(),
+            sqlite.insert(jobs).values(_job_values(_param("result_id", jobs.c.result_id)))
+            .on_conflict_do_nothing().returning(jobs.c.created_at),
+            _invoice_insert(select(jobs.c.id, jobs.c.created_at)
+                            .where(jobs.c.id == _JOB_ID).subquery()),
+            _event_insert())
+
+
+def _step_by_step(conn: Connection, own_only: bool, params: dict):
+    """The caller's write transaction holds SQLite's one write lock, so nothing changes
+    between the steps."""
+    entry, insert_job, insert_invoice, insert_event = _steps()
+    found = conn.execute(entry, params).first()
+    if found is None:
         return None
-    values = _job_values(job, job_id, literal(entry.result_id))
-    created = conn.execute(sqlite.insert(jobs).values(values).on_conflict_do_nothing()
-                           .returning(jobs.c.created_at)).scalar()
+    created = conn.execute(insert_job, {**params, "result_id": found.result_id}).scalar()
     if created is None:
         return None
-    new_job = select(jobs.c.id, jobs.c.created_at).where(jobs.c.id == job_id).subquery()
-    conn.execute(_invoice_insert(caller, job, invoice_id, new_job))
-    outbox.invoice_event(conn, job.account, invoice_id, COMPLETED, job_id)
-    return SimpleNamespace(created_at=created, **entry._mapping)
+    conn.execute(insert_invoice, params)
+    conn.execute(insert_event, params)
+    return SimpleNamespace(created_at=created, **found._mapping)
 
 
 def hit_transaction(engine):

@@ -45,9 +45,15 @@ class ListFilter:
 
 
 def _visible(caller: Caller, account: str):
+    return visible_to(account, caller.key_id if caller.sees_only_own_uploads() else None)
+
+
+def visible_to(account, uploaded_by=None):
+    """The invoices of `account` a caller may see: all, or (a supplier) those `uploaded_by`
+    its key. Values, or bound parameters of a statement built once (adapters/db/cache_hits)."""
     cond = invoices.c.account == account
-    if caller.sees_only_own_uploads():
-        cond = and_(cond, invoices.c.uploaded_by == caller.key_id)
+    if uploaded_by is not None:
+        cond = and_(cond, invoices.c.uploaded_by == uploaded_by)
     return cond
 
 
@@ -104,11 +110,12 @@ def shown_document(row) -> dict | None:
 def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
     """Other invoices of the account, among those the caller may see: the same file, then
     other files that bill the same thing (domain.duplicates)."""
-    same_file = conn.execute(same_file_query(caller, account, row.content_hash, row.id)
+    visible = _visible(caller, account)
+    same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)
                              .order_by(invoices.c.created_at, invoices.c.id)).scalars()
     if not row.seller_key:
         return possible_duplicates(same_file, _summary(row), ())
-    candidates = conn.execute(same_seller_query(caller, account, row.content_hash, row.seller_key)
+    candidates = conn.execute(same_seller_query(visible, account, row.content_hash, row.seller_key)
                               .order_by(invoices.c.created_at, invoices.c.id)).all()
     return possible_duplicates(same_file, _summary(row),
                                ((other.id, _summary(other)) for other in candidates))
@@ -127,10 +134,10 @@ def possible_duplicates(same_file: Iterable[str], mine: Summary,
     return found
 
 
-def same_file_query(caller: Caller, account: str, content_hash: str, invoice_id: str):
-    """The caller's other invoices of the same file (ids; the caller orders them)."""
+def same_file_query(visible, content_hash, invoice_id):
+    """Other `visible` invoices of the same file (ids; the caller orders them)."""
     return (select(invoices.c.id)
-            .where(_visible(caller, account), invoices.c.content_hash == content_hash,
+            .where(visible, invoices.c.content_hash == content_hash,
                    invoices.c.id != invoice_id))
 
 
@@ -138,9 +145,9 @@ def same_file_query(caller: Caller, account: str, content_hash: str, invoice_id:
 DUPLICATE_FIELDS = ("seller_name", "invoice_number", "gross_total", "issue_date")
 
 
-def same_seller_query(caller: Caller, account: str, content_hash: str, seller_key):
-    """Every invoice of another file whose seller key is `seller_key` (a value, or an SQL
-    expression): through the results of that seller (ix_results_account_seller_key, then the
+def same_seller_query(visible, account, content_hash, seller_key):
+    """Every `visible` invoice of another file whose seller key is `seller_key` (values, or SQL
+    expressions): through the results of that seller (ix_results_account_seller_key, then the
     jobs that published or follow them) and through invoices corrected to that seller
     (ix_invoices_account_seller_key). Its id and DUPLICATE_FIELDS; the caller orders them."""
     published = select(jobs.c.id).where(jobs.c.result_id.in_(
@@ -149,7 +156,7 @@ def same_seller_query(caller: Caller, account: str, content_hash: str, seller_ke
     their_jobs = union(published, select(jobs.c.id).where(jobs.c.leader_id.in_(published)))
     return (select(invoices.c.id, *(_own(name).label(name) for name in DUPLICATE_FIELDS))
             .select_from(_INVOICE_RESULT)
-            .where(_visible(caller, account), invoices.c.content_hash != content_hash,
+            .where(visible, invoices.c.content_hash != content_hash,
                    or_(invoices.c.job_id.in_(their_jobs),
                        and_(_corrected, invoices.c.account == account,
                             invoices.c.seller_key == seller_key))))
