@@ -109,13 +109,12 @@ def _accepted(services, caller, account: str, result, asked: int):
 
 
 def _hit_response(shown) -> Response:
-    """The invoice of a cache hit, as a read would show it, with the cached document put in
-    as it is stored: it is JSON already, so it is never parsed and written again."""
-    invoice = dict(shown.invoice)
-    duplicates = invoice.pop("possible_duplicates")
-    head = json.dumps(invoice, separators=(",", ":"))
+    """The invoice of a cache hit, as a read would show it, with its extraction (the cached
+    document as stored) and possible duplicates put in as the JSON they already are: never
+    parsed and written again."""
+    head = json.dumps(shown.invoice, separators=(",", ":"))
     body = (f'{head[:-1]},"extraction":{shown.document_json},'
-            f'"possible_duplicates":{json.dumps(duplicates, separators=(",", ":"))}}}\n')
+            f'"possible_duplicates":{shown.duplicates_json}}}\n')
     return Response(body, mimetype="application/json")
 
 

@@ -22,13 +22,14 @@ IMMEDIATE): it is embedded, so its round trips cost little. Either way:
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, bindparam, exists, func, literal, select, true
+from sqlalchemy import Connection, Text, bindparam, cast, exists, func, literal, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ...domain.duplicates import Summary
+from ...domain.duplicates import CONTENT_HASH, Summary
 from ...domain.identity import Caller
 from ...domain.jobs import CacheOutcome, JobStatus
 from ...domain.webhooks import event_id
@@ -47,8 +48,9 @@ COMPLETED = "invoice.completed"
 class ServedHit:
     invoice_id: str
     job_id: str
-    invoice: dict          # the invoice as a read shows it, but for its extraction
-    document_json: str     # the extraction: the cached document exactly as stored
+    invoice: dict          # the invoice as a read shows it, but for the two JSON texts below
+    document_json: str     # its extraction: the cached document exactly as stored
+    duplicates_json: str   # its possible_duplicates
 
 
 def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None:
@@ -65,26 +67,38 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
         row = conn.execute(_one_statement(own_only), params).first()
         if row is None:
             return None
-        same_file = row.same_file or []
-        same_seller = [(other[0], _summary(other[1:])) for other in row.same_seller or []]
+        by_seller = possible_duplicates((), _mine(row), _candidates(row.same_seller or []))
+        duplicates = _json_concat(row.same_file, _json(by_seller))
     else:
         row = _step_by_step(conn, own_only, params)
         if row is None:
             return None
         same_file = conn.execute(_same_file(own_only), params).scalars().all()
-        same_seller = []
+        candidates = []
         if row.seller_key:
-            same_seller = [(other.id, _summary(other[1:])) for other in conn.execute(
-                _same_seller_step(own_only),
-                {**params, "seller_key": row.seller_key})]
-    mine = _summary([getattr(row, name) for name in DUPLICATE_FIELDS])
+            candidates = conn.execute(_same_seller_step(own_only),
+                                      {**params, "seller_key": row.seller_key}).all()
+        duplicates = _json(possible_duplicates(same_file, _mine(row), _candidates(candidates)))
     invoice = invoice_view(_shown(caller, job, invoice_id, row))
-    invoice["possible_duplicates"] = possible_duplicates(same_file, mine, same_seller)
-    return ServedHit(invoice_id, job_id, invoice, row.document)
+    return ServedHit(invoice_id, job_id, invoice, row.document, duplicates)
 
 
-def _summary(values) -> Summary:
-    return Summary(**dict(zip(DUPLICATE_FIELDS, values)))
+def _mine(row) -> Summary:
+    return Summary(**{name: getattr(row, name) for name in DUPLICATE_FIELDS})
+
+
+def _candidates(rows) -> list[tuple[str, Summary]]:
+    """(id, summary) of rows of (id, *DUPLICATE_FIELDS)."""
+    return [(other[0], Summary(**dict(zip(DUPLICATE_FIELDS, other[1:])))) for other in rows]
+
+
+def _json(value) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _json_concat(*arrays: str | None) -> str:
+    """One JSON array of the elements of several (None: an empty one)."""
+    return "[" + ",".join(inner for a in arrays if a and (inner := a.strip()[1:-1].strip())) + "]"
 
 
 def _shown(caller: Caller, job: NewJob, invoice_id: str, row) -> SimpleNamespace:
@@ -186,15 +200,18 @@ def _one_statement(own_only: bool):
     new_invoice = _invoice_insert(new_job).returning(invoices.c.id).cte("hit_invoice")
     event = _event_insert(only_if=exists(select(new_invoice.c.id))).cte("hit_event")
 
-    def aggregated(query, *values):  # the rows as one JSON array, in the query's order
+    def aggregated(query, value):  # the rows as one JSON array, in the query's order
         return query.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
-            *values, *_OLDEST_FIRST))).order_by(None).scalar_subquery()
+            value, *_OLDEST_FIRST))).order_by(None).scalar_subquery()
 
-    same_file = _same_file(own_only)
+    # The same file's entries come as the answer's JSON text (an account may hold the file
+    # many times over); the seller's candidates as rows, for domain.duplicates to judge.
+    same_file = aggregated(_same_file(own_only), func.json_build_object(
+        "id", invoices.c.id, "matched_on", postgresql.array(CONTENT_HASH)))
     same_seller = _same_seller(own_only, select(entry.c.seller_key).scalar_subquery())
     return (select(new_job.c.created_at, entry.c.document, entry.c.review_required,
                    entry.c.seller_key, *(entry.c[name] for name in DUPLICATE_FIELDS),
-                   aggregated(same_file, invoices.c.id).label("same_file"),
+                   cast(same_file, Text).label("same_file"),
                    aggregated(same_seller, func.json_build_array(
                        *same_seller.selected_columns)).label("same_seller"))
             .select_from(new_invoice.join(new_job, true()).join(entry, true()))
