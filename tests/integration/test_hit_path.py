@@ -2,8 +2,10 @@
 may and may not remember."""
 from __future__ import annotations
 
+from sqlalchemy import delete, event
 
-from sqlalchemy import event
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import blobs, invoices
 
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
@@ -41,8 +43,7 @@ def test_a_cache_hit_takes_one_pooled_connection_and_writes_no_object(make_servi
     hit = post(client, tenant.keys["customer"], body)
     assert hit.status_code == 201 and hit.headers["Ledgerline-Cache"] == "hit"
     assert hit.json["extraction"]["fields"]["invoice_number"]["value"] == "CALL-1"
-    # The key came from the key cache, the blob check, the create-or-get and the answer
-    # shared one connection.
+    # The key came from the key cache; the hit and its answer shared one connection.
     assert checkouts.count == 1
     assert writes == []
 
@@ -147,3 +148,28 @@ def test_a_hit_under_an_idempotency_key_replays_and_refuses_a_reused_key(make_se
     assert again.json["id"] == hit.json["id"]
     assert keyed(body, **{"Cache-Control": "no-cache"}).status_code == 422
     assert keyed(pdf_bytes("another file")).status_code == 422
+
+
+def test_a_hit_whose_original_is_gone_stores_the_file_again(make_services):
+    """The cache entry outlived every invoice of its file and the original (a purge between
+    them): the one statement finds no recorded original and changes nothing, and the general
+    path stores the file again before it serves the cached result."""
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    body = pdf_bytes("gone")
+    post(client, tenant.keys["supplier"], body)
+    assert Worker(services, name="w").run_once()
+    with transaction(services.engine, write=True) as conn:
+        conn.execute(delete(invoices))
+        storage_key = conn.execute(delete(blobs).returning(blobs.c.storage_key)).scalar()
+    services.store.delete(storage_key)
+    writes = []
+    put_file = services.store.put_file
+    services.store.put_file = lambda *args: (writes.append(args[0]), put_file(*args))
+    hit = post(client, tenant.keys["customer"], body)
+    assert hit.status_code == 201 and hit.headers["Ledgerline-Cache"] == "hit"
+    assert writes == [storage_key]
+    original = client.get(f"/v1/accounts/acme/invoices/{hit.json['id']}/file",
+                          headers={"Authorization": f"Bearer {tenant.keys['customer']}"})
+    assert original.status_code == 200 and original.data == body

@@ -1,4 +1,6 @@
-"""Upload: authorise, spool and hash, store the original, then create-or-get the job.
+"""Upload: authorise, spool and hash; then either a cache hit, recorded and answered by one
+statement (adapters/db/cache_hits.py: no object write, the original is stored already), or
+store the original and create-or-get the job.
 
 The order matters for crash safety: the original is durably stored before the database
 record that points at it is committed, so a record never names a missing object.
