@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import json
 import re
 import time
 from datetime import date, datetime
@@ -84,14 +85,18 @@ def retry_invoice(account: str, invoice_id: str):
 
 def _accepted(services, caller, account: str, result, asked: int):
     """201 finished, 202 pending or running, 200 an idempotent replay; with Location."""
+    shown = getattr(result, "shown", None)  # a cache hit's answer, finished already
     with limits.wait_slot(caller.key_id, asked) as wait:
-        invoice = _wait_for(services, caller, account, result.invoice_id, wait)
+        if shown is None:
+            invoice = _wait_for(services, caller, account, result.invoice_id, wait)
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
         status = 200
+    elif shown is not None:
+        status = 201
     else:
         status = 202 if invoice["status"] in ("pending", "running") else 201
-    resp = jsonify(invoice)
+    resp = jsonify(invoice) if shown is None else _hit_response(shown)
     resp.status_code = status
     resp.headers["Location"] = location
     if result.replayed:
@@ -101,6 +106,16 @@ def _accepted(services, caller, account: str, result, asked: int):
     if wait:
         resp.headers["Preference-Applied"] = f"wait={wait}"
     return resp
+
+
+def _hit_response(shown) -> Response:
+    """The invoice of a cache hit, as a read would show it, with its extraction (the cached
+    document as stored) and possible duplicates put in as the JSON they already are: never
+    parsed and written again."""
+    head = json.dumps(shown.invoice, separators=(",", ":"))
+    body = (f'{head[:-1]},"extraction":{shown.document_json},'
+            f'"possible_duplicates":{shown.duplicates_json}}}\n')
+    return Response(body, mimetype="application/json")
 
 
 def _body_stream(services):

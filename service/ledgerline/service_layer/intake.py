@@ -1,4 +1,6 @@
-"""Upload: authorise, spool and hash, store the original, then create-or-get the job.
+"""Upload: authorise, spool and hash; then either a cache hit, recorded and answered by one
+statement (adapters/db/cache_hits.py: no object write, the original is stored already), or
+store the original and create-or-get the job.
 
 The order matters for crash safety: the original is durably stored before the database
 record that points at it is committed, so a record never names a missing object.
@@ -12,8 +14,10 @@ from typing import BinaryIO
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .. import metrics
+from ..adapters.db import cache_hits
 from ..adapters.db import jobs as job_table
 from ..adapters.db import outbox
+from ..adapters.db.cache_hits import ServedHit
 from ..adapters.db.engine import let_go, transaction
 from ..adapters.db.notify import announce_new_job
 from ..adapters.storage import StorageUnavailable, original_key
@@ -33,6 +37,7 @@ class Upload:
     outcome: CacheOutcome | None  # None for an idempotent replay
     replayed: bool
     would_be: str | None = None   # shadow mode: what the cache would have done
+    shown: ServedHit | None = None  # a hit's answer, made by the statement that recorded it
 
 
 def upload(services, caller: Caller, account: str, body: BinaryIO, *,
@@ -65,6 +70,10 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
         content_hash=spooled.content_hash, fresh=fresh,
         extractor_versions=services.extractor.versions.label)
     try:
+        if services.settings.cache_mode.serves_results and not fresh:
+            hit = _serve_hit(services, caller, new_job)
+            if hit:
+                return hit
         if idempotency_key:
             # Fast path for retries: no second write of the original.
             with transaction(services.engine, write=False) as conn:
@@ -82,6 +91,20 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
         raise Unavailable("the original kept disappearing while it was stored; retry")
     except OperationalError as exc:
         raise Unavailable("the database is unavailable; nothing was accepted") from exc
+
+
+def _serve_hit(services, caller: Caller, job: job_table.NewJob) -> Upload | None:
+    """The common case first: a hit recorded and answered in one round trip
+    (adapters/db/cache_hits.py). None when the upload is anything else; nothing was written
+    then, and the general path decides it from the start."""
+    try:
+        with cache_hits.hit_transaction(services.engine) as conn:
+            served = cache_hits.serve_hit(conn, caller, job)
+    except IntegrityError:
+        return None  # the original's row went away meanwhile: the general path stores it again
+    if served is None:
+        return None
+    return Upload(served.invoice_id, served.job_id, CacheOutcome.HIT, False, shown=served)
 
 
 ORIGINAL_RETRIES = 3

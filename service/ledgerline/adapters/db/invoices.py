@@ -6,6 +6,7 @@ once corrected, its summary columns (filters, CSV, duplicate lookup) are its own
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,10 +45,22 @@ class ListFilter:
 
 
 def _visible(caller: Caller, account: str):
+    return visible_to(account, caller.key_id if caller.sees_only_own_uploads() else None)
+
+
+def visible_to(account, uploaded_by=None):
+    """The invoices of `account` a caller may see: all, or (a supplier) those `uploaded_by`
+    its key. Values, or bound parameters of a statement built once (adapters/db/cache_hits)."""
     cond = invoices.c.account == account
-    if caller.sees_only_own_uploads():
-        cond = and_(cond, invoices.c.uploaded_by == caller.key_id)
+    if uploaded_by is not None:
+        cond = and_(cond, invoices.c.uploaded_by == uploaded_by)
     return cond
+
+
+# An invoice, its job, the job it follows (if any) and the result it shows.
+_INVOICE_RESULT = (invoices.join(jobs, jobs.c.id == invoices.c.job_id)
+                   .outerjoin(_leader, _leader.c.id == jobs.c.leader_id)
+                   .outerjoin(results, results.c.id == _result_id))
 
 
 def _query(*extra_columns):
@@ -60,11 +73,7 @@ def _query(*extra_columns):
                invoices.c.review_resolved_by, results.c.review_required,
                *(_own(name).label(name) for name in SUMMARY_FIELDS),
                _own("seller_key").label("seller_key"), *extra_columns)
-        .select_from(
-            invoices.join(jobs, jobs.c.id == invoices.c.job_id)
-            .outerjoin(_leader, _leader.c.id == jobs.c.leader_id)
-            .outerjoin(results, results.c.id == _result_id)
-            .join(api_keys, api_keys.c.id == invoices.c.uploaded_by))
+        .select_from(_INVOICE_RESULT.join(api_keys, api_keys.c.id == invoices.c.uploaded_by))
     )
 
 
@@ -101,36 +110,56 @@ def shown_document(row) -> dict | None:
 def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
     """Other invoices of the account, among those the caller may see: the same file, then
     other files that bill the same thing (domain.duplicates)."""
-    same_file = conn.execute(
-        select(invoices.c.id)
-        .where(_visible(caller, account), invoices.c.content_hash == row.content_hash,
-               invoices.c.id != row.id)
-        .order_by(invoices.c.created_at, invoices.c.id)).scalars()
-    found = [{"id": other, "matched_on": CONTENT_HASH} for other in same_file]
+    visible = _visible(caller, account)
+    same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)
+                             .order_by(invoices.c.created_at, invoices.c.id)).scalars()
     if not row.seller_key:
-        return found
-    mine = _summary(row)
-    for other in conn.execute(_same_seller(caller, account, row)).all():
-        rules = matched_on(mine, _summary(other))
+        return possible_duplicates(same_file, _summary(row), ())
+    candidates = conn.execute(same_seller_query(visible, account, row.content_hash, row.seller_key)
+                              .order_by(invoices.c.created_at, invoices.c.id)).all()
+    return possible_duplicates(same_file, _summary(row),
+                               ((other.id, _summary(other)) for other in candidates))
+
+
+def possible_duplicates(same_file: Iterable[str], mine: Summary,
+                        same_seller: Iterable[tuple[str, Summary]]) -> list[dict]:
+    """The `possible_duplicates` of an invoice, from the ids of the caller's other invoices of
+    the same file and (id, summary) of those of other files with the same seller key, each
+    oldest first."""
+    found = [{"id": other, "matched_on": CONTENT_HASH} for other in same_file]
+    for other, summary in same_seller:
+        rules = matched_on(mine, summary)
         if rules:
-            found.append({"id": other.id, "matched_on": rules})
+            found.append({"id": other, "matched_on": rules})
     return found
 
 
-def _same_seller(caller: Caller, account: str, row):
-    """Every invoice of another file whose seller key is this one's: through the results of
-    that seller (ix_results_account_seller_key, then the jobs that published or follow them)
-    and through invoices corrected to that seller (ix_invoices_account_seller_key)."""
+def same_file_query(visible, content_hash, invoice_id):
+    """Other `visible` invoices of the same file (ids; the caller orders them)."""
+    return (select(invoices.c.id)
+            .where(visible, invoices.c.content_hash == content_hash,
+                   invoices.c.id != invoice_id))
+
+
+# What domain.duplicates.matched_on compares, as each invoice shows it.
+DUPLICATE_FIELDS = ("seller_name", "invoice_number", "gross_total", "issue_date")
+
+
+def same_seller_query(visible, account, content_hash, seller_key):
+    """Every `visible` invoice of another file whose seller key is `seller_key` (values, or SQL
+    expressions): through the results of that seller (ix_results_account_seller_key, then the
+    jobs that published or follow them) and through invoices corrected to that seller
+    (ix_invoices_account_seller_key). Its id and DUPLICATE_FIELDS; the caller orders them."""
     published = select(jobs.c.id).where(jobs.c.result_id.in_(
         select(results.c.id).where(results.c.account == account,
-                                   results.c.seller_key == row.seller_key)))
+                                   results.c.seller_key == seller_key)))
     their_jobs = union(published, select(jobs.c.id).where(jobs.c.leader_id.in_(published)))
-    return (_query()
-            .where(_visible(caller, account), invoices.c.content_hash != row.content_hash,
+    return (select(invoices.c.id, *(_own(name).label(name) for name in DUPLICATE_FIELDS))
+            .select_from(_INVOICE_RESULT)
+            .where(visible, invoices.c.content_hash != content_hash,
                    or_(invoices.c.job_id.in_(their_jobs),
                        and_(_corrected, invoices.c.account == account,
-                            invoices.c.seller_key == row.seller_key)))
-            .order_by(invoices.c.created_at, invoices.c.id))
+                            invoices.c.seller_key == seller_key))))
 
 
 def _summary(row) -> Summary:
@@ -216,7 +245,17 @@ def review_state(row) -> dict | None:
 
 
 def _view(row, *, with_document: bool) -> dict:
-    view = {
+    view = invoice_view(row)
+    if with_document:
+        view["extraction"] = shown_document(row)
+    else:
+        view["summary"] = {name: getattr(row, name) for name in SUMMARY_FIELDS}
+    return view
+
+
+def invoice_view(row) -> dict:
+    """What every view of an invoice shows, before its extraction or summary."""
+    return {
         "id": row.id,
         "account": row.account,
         "status": row.status,
@@ -229,11 +268,6 @@ def _view(row, *, with_document: bool) -> dict:
         "version": row.version,
         "review": review_state(row),
     }
-    if with_document:
-        view["extraction"] = shown_document(row)
-    else:
-        view["summary"] = {name: getattr(row, name) for name in SUMMARY_FIELDS}
-    return view
 
 
 def review_queue(conn: Connection) -> list[tuple[str, int]]:

@@ -40,10 +40,21 @@ def _rows(event: object, event_type: str, account, invoice_id, detail: str | Non
 def invoice_event(conn: Connection, account: str, invoice_id: str, event_type: str,
                   discriminator: str, detail: str | None = None) -> None:
     """One event about one invoice, for every subscribed endpoint of its account."""
-    event = literal(event_id(invoice_id, event_type, discriminator))
-    conn.execute(d.insert().from_select(_COLUMNS, select(
-        *_rows(event, event_type, literal(account), literal(invoice_id), detail))
-        .where(e.c.account == account, _subscribed(event_type))))
+    event = event_id(invoice_id, event_type, discriminator)
+    conn.execute(invoice_event_insert(literal(account), literal(invoice_id), event_type,
+                                      literal(event), detail))
+
+
+def invoice_event_insert(account, invoice_id, event_type: str, event, detail: str | None = None,
+                         *, only_if=None):
+    """invoice_event's INSERT, for a statement of its own or a CTE of a larger one (which
+    names the condition, `only_if`, under which the event happened). `account`, `invoice_id`
+    and `event` (domain.webhooks.event_id) are SQL expressions: literals or bound parameters."""
+    rows = (select(*_rows(event, event_type, account, invoice_id, detail))
+            .where(e.c.account == account, _subscribed(event_type)))
+    if only_if is not None:
+        rows = rows.where(only_if)
+    return d.insert().from_select(_COLUMNS, rows)
 
 
 def job_event(conn: Connection, job_id: str, event_type: str, detail: str | None = None) -> None:
