@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.production.cluster import owner_pid, wait_for
+from tests.production.cluster import children, owner_pid, wait_for
 from tests.production.conftest import LEASE_SECONDS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -31,6 +31,10 @@ def extracting(production, long_pdf: bytes):
     wait_for(lambda: production.sql(
         "SELECT 1 FROM model_calls WHERE job_id = :id AND outcome = 'running'", id=job.id),
         "the model call to start")
+    # The claim opens the call before the original is fetched: the extraction itself runs once
+    # the sandbox's fork server (a child of the worker) has a child of its own.
+    wait_for(lambda: any(children(server) for server in children(pid)),
+             "the extraction process to start")
     return response.json()["id"], job.id, pid
 
 

@@ -138,8 +138,8 @@ _held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("ledgerline
 @contextlib.contextmanager
 def one_connection(engine: Engine) -> Iterator[None]:
     """Every `transaction` on `engine` inside this block uses one pooled connection: one
-    checkout and one pre-ping for a whole request (a cache hit runs three transactions)
-    instead of one each. Never hold it across a wait: see `let_go`."""
+    checkout and one pre-ping for a whole request (an upload that is no cache hit runs several
+    transactions) instead of one each. Never hold it across a wait: see `let_go`."""
     held = _Held(engine)
     token = _held.set(held)
     try:
