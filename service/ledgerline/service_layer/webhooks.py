@@ -16,7 +16,6 @@ import time
 from datetime import datetime, timezone
 
 from standardwebhooks import Webhook
-from sqlalchemy.exc import OperationalError
 
 from ..adapters import webhook_http
 from ..adapters.db import outbox
@@ -25,11 +24,11 @@ from ..adapters.db.engine import transaction
 from ..domain import webhooks as rules
 from ..domain.errors import BadRequest, Forbidden, NotFound, WebhookUrlRefused
 from ..domain.identity import Caller, Role
+from . import polling
 from .worker import worker_name
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.5
-DATABASE_BACKOFF_SECONDS = 1.0
 LEASE_MARGIN_SECONDS = 5.0
 USER_AGENT = "Ledgerline-Webhooks/1"
 
@@ -142,18 +141,7 @@ class DeliveryWorker:
 
     def run(self, stop: threading.Event) -> None:
         while not stop.is_set():
-            try:
-                worked = self.run_once()
-            except OperationalError as exc:
-                log.warning("%s: database unavailable (%s); retrying", self.name,
-                            type(exc.orig).__name__)
-                worked = False
-                stop.wait(DATABASE_BACKOFF_SECONDS)
-            except Exception:
-                log.exception("%s: unexpected error; backing off", self.name)
-                worked = False
-                stop.wait(DATABASE_BACKOFF_SECONDS)
-            if not worked:
+            if not polling.turn(self.name, self.run_once, stop):
                 stop.wait(self.poll_interval)
 
     def run_once(self) -> bool:

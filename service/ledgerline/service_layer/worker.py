@@ -35,12 +35,11 @@ from ..domain.jobs import (RENEWAL_RETRY_SECONDS, CallOutcome, renew_interval, r
 from ..domain.providers import throttle_delay
 from ..extraction.errors import ExtractionError
 from ..formats import detect_file
-from . import dispatch
+from . import dispatch, polling
 
 log = logging.getLogger(__name__)
 OPERATION = "extract_invoice"
 STORAGE_BACKOFF_SECONDS = 2.0
-DATABASE_BACKOFF_SECONDS = 1.0
 
 
 def worker_name() -> str:
@@ -210,17 +209,7 @@ class Worker:
                 shutil.rmtree(self._spool, ignore_errors=True)
 
     def _work_or_wait(self, stop: threading.Event, wake: threading.Event) -> None:
-        try:
-            worked = self.run_once()
-        except OperationalError as exc:  # the database is away: wait, then reconnect
-            log.warning("worker %s: database unavailable (%s); retrying",
-                        self.name, type(exc.orig).__name__)
-            worked = False
-            stop.wait(DATABASE_BACKOFF_SECONDS)
-        except Exception:
-            log.exception("worker %s: unexpected error; backing off", self.name)
-            worked = False
-            stop.wait(DATABASE_BACKOFF_SECONDS)
+        worked = polling.turn(f"worker {self.name}", self.run_once, stop)
         if self._backoff:
             stop.wait(self._backoff)
             self._backoff = 0.0
