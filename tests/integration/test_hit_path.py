@@ -29,12 +29,7 @@ def post(client, key, body):
 
 
 def test_a_cache_hit_takes_one_pooled_connection_and_writes_no_object(make_services):
-    services = make_services(extractor=ControlledExtractor())
-    tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
-    body = pdf_bytes("hit")
-    assert post(client, tenant.keys["supplier"], body).status_code == 202
-    assert Worker(services, name="w").run_once()
+    services, tenant, client, body = cached(make_services, "hit")
     post(client, tenant.keys["customer"], pdf_bytes("warm the key"))
     writes = []
     put_file = services.store.put_file
@@ -66,18 +61,25 @@ class Statements:
         event.remove(self.engine, "before_cursor_execute", self._seen)
 
 
+def cached(make_services, text: str):
+    """An account whose supplier uploaded `text`'s PDF and whose worker extracted it: the next
+    upload of those bytes is a cache hit. Returns (services, tenant, client, body)."""
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    body = pdf_bytes(text)
+    assert post(client, tenant.keys["supplier"], body).status_code == 202
+    assert Worker(services, name="w").run_once()
+    return services, tenant, client, body
+
+
 def get(client, key, invoice_id):
     return client.get(f"/v1/accounts/acme/invoices/{invoice_id}",
                       headers={"Authorization": f"Bearer {key}"})
 
 
 def test_a_cache_hit_is_one_statement_on_postgresql(make_services, backend):
-    services = make_services(extractor=ControlledExtractor())
-    tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
-    body = pdf_bytes("one statement")
-    post(client, tenant.keys["supplier"], body)
-    assert Worker(services, name="w").run_once()
+    services, tenant, client, body = cached(make_services, "one statement")
     post(client, tenant.keys["customer"], pdf_bytes("warm the key"))
     with Statements(services.engine) as statements:
         hit = post(client, tenant.keys["customer"], body)
@@ -129,12 +131,7 @@ def test_a_hit_answers_exactly_what_a_read_of_its_invoice_shows(make_services):
 
 
 def test_a_hit_under_an_idempotency_key_replays_and_refuses_a_reused_key(make_services):
-    services = make_services(extractor=ControlledExtractor())
-    tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
-    body = pdf_bytes("keyed")
-    post(client, tenant.keys["supplier"], body)
-    assert Worker(services, name="w").run_once()
+    services, tenant, client, body = cached(make_services, "keyed")
 
     def keyed(data, **headers):
         return client.post("/v1/accounts/acme/invoices", data=data, headers={
@@ -154,12 +151,7 @@ def test_a_hit_whose_original_is_gone_stores_the_file_again(make_services):
     """The cache entry outlived every invoice of its file and the original (a purge between
     them): the one statement finds no recorded original and changes nothing, and the general
     path stores the file again before it serves the cached result."""
-    services = make_services(extractor=ControlledExtractor())
-    tenant = make_tenant(services, "acme")
-    client = create_app(services).test_client()
-    body = pdf_bytes("gone")
-    post(client, tenant.keys["supplier"], body)
-    assert Worker(services, name="w").run_once()
+    services, tenant, client, body = cached(make_services, "gone")
     with transaction(services.engine, write=True) as conn:
         conn.execute(delete(invoices))
         storage_key = conn.execute(delete(blobs).returning(blobs.c.storage_key)).scalar()
