@@ -45,8 +45,6 @@ class BoundedGeventWorker(GeventWorker):
         # gunicorn's other workers do), else each idle keep-alive client held the process for
         # the header timeout.
         timeout = gevent.Timeout(self.settings.header_timeout_seconds, False)
-        if not self.alive:
-            timeout = gevent.Timeout(0, False)
         reader = gevent.getcurrent()
         self._between_requests[reader] = timeout
         try:
