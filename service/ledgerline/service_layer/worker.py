@@ -62,9 +62,10 @@ class LeaseKeeper:
     it holds has been in hand a third of a lease: a job that ends sooner costs no renewal, no
     round trip, no thread start, not even a wake-up (taking a job wakes the keeper only when it
     was idle; letting one go never does: the keeper sees it at its next look). The thread ends
-    after a lease's length without a job and starts again with the next. A renewal that fails is retried every RENEWAL_RETRY_SECONDS;
-    once the lease is lost (the database refused the renewal, or no renewal succeeded before
-    the lease would have run out), `on_lost` stops the work at once.
+    after a lease's length without a job and starts again with the next. A renewal that fails
+    is retried every RENEWAL_RETRY_SECONDS; once the lease is lost (the database refused the
+    renewal, or no renewal succeeded before the lease would have run out), `on_lost` stops the
+    work at once.
     """
 
     def __init__(self, services, on_lost=None):

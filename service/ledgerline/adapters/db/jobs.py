@@ -305,10 +305,10 @@ def claim_and_start(conn: Connection, owner: str, lease_seconds: float,
     in the claim's own statement, before the original is fetched, so no attempt can reach the
     model unrecorded (one that never does is ended `unstarted`, at cost 0).
 
-    PostgreSQL, one statement (_claim_and_start_statement): the claim (fencing token, attempts cap) as a
-    CTE, the calls of earlier claims marked abandoned, the new call inserted, the original's
-    storage key read, and for a job past its attempts its end announced and its webhook events
-    written instead.
+    PostgreSQL, one statement (_claim_and_start_statement): the claim (fencing token, attempts
+    cap) as a CTE, the calls of earlier claims marked abandoned, the new call inserted, the
+    original's storage key read, and for a job past its attempts its end announced and its
+    webhook events written instead.
     """
     if conn.dialect.name != "postgresql":
         job = claim_next(conn, owner, lease_seconds, extractor_versions)
