@@ -279,7 +279,11 @@ def test_healthz_and_a_cache_hit_stay_fast_while_slow_clients_attack(tmp_path):
                               headers=hit["headers"], timeout=30)
         assert first.status_code == 202, first.text
         _run_worker_until_done(env, base, first.headers["Location"], customer, tmp_path)
-        figures["no attack"] = probe(base, hit, 2.0)
+        # A first hit outside the figures: the process's first hit pays one-time costs (one took
+        # 1.3 s on a busy CI machine, the later ones 6-30 ms), which are not what is measured here.
+        assert requests.post(f"{base}/v1/accounts/acme/invoices", data=hit["body"],
+                             headers=hit["headers"], timeout=30).status_code == 201
+        figures["no attack"] = probe(base, hit, ATTACK_SECONDS)
 
         headers = Attack(port)
         headers.run(40, lambda: headers.trickle(b"GET /healthz HTTP/1.1\r\nHost: a\r\n",
