@@ -33,11 +33,14 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..extraction.errors import ExtractionError
 from ..extraction.ocr.options import DEFAULT_MAX_PIXELS
 from ..formats import Format, detect_file
-from .preflight import PreflightLimits, check_image, check_pdf
+
+if TYPE_CHECKING:
+    from .preflight import PreflightLimits
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +75,8 @@ class SandboxLimits:
 
     @property
     def preflight(self) -> PreflightLimits:
+        from .preflight import PreflightLimits  # pdfminer: the fork server's, not its parent's
+
         return PreflightLimits(max_pages=self.max_pages,
                                max_decompressed_bytes=self.max_decompressed_mb * MB,
                                max_pixels=self.max_pixels)
@@ -395,6 +400,8 @@ def _limit_self(limits: SandboxLimits) -> None:
 
 def _preflight(path: str, kind: Format, limits: SandboxLimits) -> None:
     """The structural checks of the file's format, before any extraction."""
+    from .preflight import check_image, check_pdf
+
     if kind.is_image:
         check_image(path, limits.preflight)
     elif kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF

@@ -10,47 +10,20 @@ Public interface used by the rest of the service::
     parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
     SCHEMA_VERSION, PREPROCESSING_VERSION, MODEL_VERSION, MODEL_CONFIG, model_config_digest()
 
-The cache key of a result includes the three versions and the digest of MODEL_CONFIG: bump
-PREPROCESSING_VERSION when text preprocessing changes (pdfminer parameters, line building,
-normalisation) and MODEL_VERSION when extraction logic changes. The OCR engine, its version,
-language data and DPI enter the preprocessing version of the cache key through
-``preprocessing_version``, and that of a document that OCR read.
+The cache key of a result includes the three versions and the digest of MODEL_CONFIG
+(``versions.py``, which says when to bump them). Importing this package loads none of the
+extraction's libraries: ``extract_pdf`` and ``parse_pdf`` load them on their first call.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 
-import pdfminer
-import stdnum
-
-from .checks.schematron import RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
-from .ranker.model import FORMAT as RANKER_FORMAT
-from .ranker.model import model_digest
-from .sources.pdf_text import LAYOUT_PARAMS, MAX_PAGES, parse_pdf
-from .vocabulary import LANGUAGES
-
-PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
-MODEL_VERSION = "ranker-2026.12.1"
-MODEL_CONFIG: dict = {
-    # the learned ranker's file: another model, another cache key
-    "ranker": {"format": RANKER_FORMAT, "sha256": model_digest()},
-    "embedded_xml": True,
-    "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL", "KSeF"],
-    "official_rules": RULESET_VERSION,  # the EN 16931 / XRechnung schematron run on the XML
-    "python_stdnum": stdnum.__version__,  # VAT number checksums
-    "text_layer_cross_check": True,
-    "languages": list(LANGUAGES),
-    # line-item tables read by header geometry, arithmetic and net amounts of gross lines
-    "line_items": "header-geometry-1",
-    "layout": dict(LAYOUT_PARAMS),
-    "max_pages": MAX_PAGES,
-    "pdfminer": getattr(pdfminer, "__version__", "unknown"),
-}
+from .sources.pdf_layout import MAX_PAGES
+from .versions import (MODEL_CONFIG, MODEL_VERSION, PREPROCESSING_VERSION, model_config_digest,
+                       preprocessing_version, versions)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -66,32 +39,11 @@ __all__ = [
 ]
 
 
-def model_config_digest(*, use_embedded_xml: bool = True) -> str:
-    """Stable hex digest of MODEL_CONFIG (sorted-keys JSON, SHA-256).
+def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES):
+    """The PDF text-layer source alone (``sources.pdf_text.parse_pdf``)."""
+    from .sources.pdf_text import parse_pdf as parse
 
-    ``use_embedded_xml=False`` gives the digest of the configuration that ignores embedded XML,
-    for callers whose cache key must tell the two modes apart; the default is MODEL_CONFIG as is.
-    """
-    config = dict(MODEL_CONFIG)
-    if not use_embedded_xml:
-        config["embedded_xml"] = False
-    blob = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def preprocessing_version(ocr=None) -> str:
-    """The preprocessing part of the cache key: the text layer's and the OCR engine's."""
-    from . import ocr as ocr_package
-
-    return ocr_package.preprocessing_version(PREPROCESSING_VERSION, ocr)
-
-
-def versions() -> dict:
-    return {
-        "schema": SCHEMA_VERSION,
-        "preprocessing": PREPROCESSING_VERSION,
-        "model": MODEL_VERSION,
-    }
+    return parse(path, max_pages=max_pages)
 
 
 def extract_pdf(

@@ -23,7 +23,6 @@ from lxml import etree
 from ..sources.xml_parsing import serialise
 
 ARTEFACTS = Path(__file__).with_name("artefacts")
-RULESET_VERSION = "kosit-xrechnung-3.0.2-validator-configuration-2026-08-31"
 EN16931 = {"UBL": "EN16931-UBL-validation.xsl", "CII": "EN16931-CII-validation.xsl"}
 XRECHNUNG = {"UBL": "XRechnung-UBL-validation.xsl", "CII": "XRechnung-CII-validation.xsl"}
 # Customisation / guideline ids that claim EN 16931 conformance (a CIUS or an extension of it);

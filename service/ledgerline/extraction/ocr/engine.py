@@ -13,9 +13,7 @@ extraction child inherits them. One page is:
 """
 from __future__ import annotations
 
-import glob
 import math
-import os
 import statistics
 import threading
 from dataclasses import dataclass, field
@@ -23,6 +21,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from ..errors import ExtractionError
+from .identity import installed_languages, tessdata_dir
 
 # The OSD model's own scale: 15 is "reasonably confident"; below 2 its guess is noise.
 MIN_ORIENTATION_CONFIDENCE = 2.0
@@ -34,9 +33,6 @@ ROTATE_IMAGE_DEGREES = 2.0
 INK_LEVEL = 160  # grey levels (0 black, 255 white): anything darker is ink
 MIN_BASELINE_INCHES = 0.5  # shorter text lines say little about the page's skew
 MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
-TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
-                 "/usr/share/tessdata", "/usr/local/share/tessdata",
-                 "/opt/homebrew/share/tessdata")
 
 
 @dataclass
@@ -57,30 +53,6 @@ class PageResult:
     rotated: int  # quarter turns applied, in degrees clockwise
     deskewed: float  # degrees of rotation applied to level the text
     script: str | None
-
-
-def tessdata_dir() -> str:
-    """Where the language data is: TESSDATA_PREFIX, else the usual system places."""
-    configured = os.environ.get("TESSDATA_PREFIX")
-    candidates = ([configured, os.path.join(configured, "tessdata")] if configured else [])
-    candidates += list(TESSDATA_DIRS)
-    for d in candidates:
-        if d and os.path.isfile(os.path.join(d, "eng.traineddata")):
-            return d
-    raise ExtractionError("ocr_unavailable", "no Tesseract language data found (install "
-                          "tesseract-ocr, or set TESSDATA_PREFIX)", transient=True)
-
-
-def installed_languages(directory: str | None = None) -> set[str]:
-    directory = directory or tessdata_dir()
-    return {os.path.basename(p)[: -len(".traineddata")]
-            for p in glob.glob(os.path.join(directory, "*.traineddata"))}
-
-
-def tesseract_version() -> str:
-    import tesserocr
-
-    return tesserocr.tesseract_version().split()[1]
 
 
 class Engine:

@@ -9,7 +9,6 @@ process. :meth:`Ranker.decide` turns a document's feature rows into one pick per
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -19,13 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from ..document import AMOUNT_FIELDS
+from ..versions import RANKER_FORMAT, RANKER_MODEL, file_digest
 from .calibration import Calibration
 from .features import FEATURE_NAMES, Row
 from .joint import Pick, choose_field, choose_totals
 from .rows import RANKED_FIELDS, DocumentRows
 
-MODEL_PATH = Path(__file__).with_name("model.json.gz")
-FORMAT = "ledgerline-ranker-1"
+MODEL_PATH, FORMAT = RANKER_MODEL, RANKER_FORMAT  # named with the cache key's versions
 # An amount due the page does not print, taken to be the gross total (or a gross total taken to
 # be the amount due), is at most this sure.
 DERIVED_CEILING = 0.6
@@ -175,7 +174,4 @@ def load() -> Ranker:
 
 def model_digest(path: Path = MODEL_PATH) -> str:
     """SHA-256 of the model file: part of the configuration digest of the cache key."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "missing"
+    return file_digest(path)

@@ -26,20 +26,13 @@ from ..errors import ExtractionError
 from ..model import Line, Page
 from ..text import normalise_spaces
 from .pdf_attachments import Attachment, find_attachments
+from .pdf_layout import LAYOUT_PARAMS, MAX_PAGES
 
 log = logging.getLogger(__name__)
 # pdfminer warns about every broken operator and font in a damaged file, quoting the content
 # stream; invoice content must not end up in logs, so only its errors pass.
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
-LAYOUT_PARAMS = {
-    "line_margin": 0.5,
-    "char_margin": 2.0,
-    "word_margin": 0.15,
-    "boxes_flow": None,
-    "all_texts": True,
-}
-MAX_PAGES = 200
 MIN_TEXT_CHARS = 20  # fewer printed characters than this: no text layer to read
 # Glyphs pdfminer cannot map to text come out as "(cid:NN)"; a page with more than one in this
 # many characters has a text layer that cannot be read.

@@ -1,0 +1,103 @@
+"""Which Tesseract reads a page, with which language data and settings: where its data is, its
+version, and the fingerprint of all that, which enters the preprocessing version of the cache
+key. Every API process computes it, so this module loads no more of Tesseract than its version.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+
+import blake3
+
+from ..errors import ExtractionError
+from .options import OcrOptions
+
+# Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
+OCR_PIPELINE_VERSION = "ocr-2026.12.1"
+DIGEST_CHUNK = 1024 * 1024
+TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                 "/usr/share/tessdata", "/usr/local/share/tessdata",
+                 "/opt/homebrew/share/tessdata")
+
+
+def tessdata_dir() -> str:
+    """Where the language data is: TESSDATA_PREFIX, else the usual system places."""
+    configured = os.environ.get("TESSDATA_PREFIX")
+    candidates = ([configured, os.path.join(configured, "tessdata")] if configured else [])
+    candidates += list(TESSDATA_DIRS)
+    for d in candidates:
+        if d and os.path.isfile(os.path.join(d, "eng.traineddata")):
+            return d
+    raise ExtractionError("ocr_unavailable", "no Tesseract language data found (install "
+                          "tesseract-ocr, or set TESSDATA_PREFIX)", transient=True)
+
+
+def installed_languages(directory: str | None = None) -> set[str]:
+    directory = directory or tessdata_dir()
+    return {os.path.basename(p)[: -len(".traineddata")]
+            for p in glob.glob(os.path.join(directory, "*.traineddata"))}
+
+
+def tesseract_version() -> str:
+    import tesserocr
+
+    return tesserocr.tesseract_version().split()[1]
+
+
+def fingerprint(options: OcrOptions) -> dict:
+    """Everything about OCR that changes what it reads: engine, version, data, settings."""
+    import tesserocr
+
+    languages = options.tesseract_languages
+    return {
+        "engine": "tesseract",
+        "version": tesseract_version(),
+        "binding": f"tesserocr {tesserocr.__version__}",
+        "languages": languages,
+        "data": _data_digests(tuple(languages.split("+")) + ("osd",)),
+        "dpi": options.dpi,
+        "max_pixels": options.max_pixels,
+        "pipeline": OCR_PIPELINE_VERSION,
+    }
+
+
+def preprocessing_tag(options: OcrOptions) -> str:
+    """A short, readable tag for the preprocessing version: engine, version and a digest."""
+    blob = json.dumps(fingerprint(options), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(blob.encode()).hexdigest()[:12]
+    return f"tesseract-{tesseract_version()}-{options.dpi}dpi-{digest}"
+
+
+def preprocessing_version(text_layer: str, options: OcrOptions | None) -> str:
+    """The text layer's preprocessing version with OCR's tag: ``pdfminer-…+tesseract-…``."""
+    return f"{text_layer}+{preprocessing_tag(options or OcrOptions())}"
+
+
+_digests: dict[tuple, dict] = {}
+
+
+def _data_digests(languages: tuple[str, ...]) -> dict:
+    """A digest of each language file: new data from the distribution is a new preprocessing."""
+    got = _digests.get(languages)
+    if got is None:
+        try:
+            directory = tessdata_dir()
+        except Exception:  # noqa: BLE001 - no data: the digest says so, OCR itself will refuse
+            return {lang: "missing" for lang in languages}
+        have = installed_languages(directory)
+        got = {}
+        for lang in languages:
+            if lang not in have:
+                got[lang] = "missing"
+                continue
+            digest = blake3.blake3()
+            with open(os.path.join(directory, f"{lang}.traineddata"), "rb") as data:
+                # read, not mapped: a mapping would count the whole file in this process's
+                # peak memory, and an API process computes this digest too
+                for chunk in iter(lambda: data.read(DIGEST_CHUNK), b""):
+                    digest.update(chunk)
+            got[lang] = digest.hexdigest()[:16]
+        _digests[languages] = got
+    return got
