@@ -2,6 +2,10 @@
 may and may not remember."""
 from __future__ import annotations
 
+import time
+
+import psycopg
+import pytest
 from sqlalchemy import delete, event
 
 from ledgerline.adapters.db.engine import transaction
@@ -44,21 +48,39 @@ def test_a_cache_hit_takes_one_pooled_connection_and_writes_no_object(make_servi
 
 
 class Statements:
-    """The statements a block sends (pool pre-pings are not statements: SQLAlchemy sends
-    them on the driver's connection directly)."""
+    """The statements a block sends and, on PostgreSQL, its round trips to the server: libpq's
+    own trace of the protocol, where each round trip ends with the client's Query or Sync (a
+    pre-ping is one too, which no SQLAlchemy event sees). Connections are traced from their
+    start, so make it before the engine connects."""
 
-    def __init__(self, engine):
-        self.engine, self.sent = engine, []
+    def __init__(self, engine, trace_path):
+        self.engine, self.sent, self.trace_path = engine, [], trace_path
+        self.round_trips = 0
+        if engine.dialect.name == "postgresql":
+            self._trace = open(trace_path, "w", buffering=1)  # noqa: SIM115 - the engine's life
+            event.listen(engine, "connect", self._traced)
 
     def _seen(self, _conn, _cursor, statement, *_args):
         self.sent.append(statement)
 
+    def _traced(self, dbapi_conn, _record):
+        dbapi_conn.pgconn.trace(self._trace.fileno())
+
     def __enter__(self):
         event.listen(self.engine, "before_cursor_execute", self._seen)
+        self._start = self.trace_path.stat().st_size if self.engine.dialect.name == \
+            "postgresql" else 0
         return self
 
     def __exit__(self, *_exc):
         event.remove(self.engine, "before_cursor_execute", self._seen)
+        if self.engine.dialect.name == "postgresql":
+            with open(self.trace_path, encoding="utf-8", errors="replace") as trace:
+                trace.seek(self._start)
+                self.block_trace = trace.read()
+            messages = [line.split("\t") for line in self.block_trace.splitlines()]
+            self.round_trips = sum(1 for m in messages if len(m) > 3 and m[1] == "F"
+                                   and m[3] in ("Query", "Sync"))
 
 
 def cached(make_services, text: str):
@@ -78,18 +100,41 @@ def get(client, key, invoice_id):
                       headers={"Authorization": f"Bearer {key}"})
 
 
-def test_a_cache_hit_is_one_statement_on_postgresql(make_services, backend):
+def test_a_cache_hit_is_one_statement_on_postgresql(make_services, backend, tmp_path):
     services, tenant, client, body = cached(make_services, "one statement")
+    services.engine.dispose()  # connections made from here on are traced
+    statements = Statements(services.engine, tmp_path / "trace")
     post(client, tenant.keys["customer"], pdf_bytes("warm the key"))
-    with Statements(services.engine) as statements:
+    with statements:
         hit = post(client, tenant.keys["customer"], body)
     assert hit.headers["Ledgerline-Cache"] == "hit"
     if backend.name == "production":
         assert len(statements.sent) == 1, statements.sent
+        assert statements.round_trips == 1, statements.block_trace  # no pre-ping either
     else:  # SQLite's steps, in one write transaction: no blob check, no read after it
         assert len(statements.sent) <= 7, statements.sent
         assert not any("FROM blobs WHERE" in s and s.lstrip().startswith("SELECT blobs")
                        for s in statements.sent)
+
+
+def test_a_pooled_connection_the_server_closed_is_replaced_before_use(make_services, backend):
+    if backend.name != "production":
+        pytest.skip("SQLite has no server to hang up")
+    services, tenant, client, body = cached(make_services, "hung up")
+    with transaction(services.engine, write=False) as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    # The server ends every pooled connection (as a restart does) while they sit idle.
+    with psycopg.connect(backend.database_url.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        deadline = time.monotonic() + 10
+        while admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+            assert time.monotonic() < deadline, "the backend did not end"
+            time.sleep(0.05)
+    hit = post(client, tenant.keys["customer"], body)
+    assert hit.status_code == 201 and hit.headers["Ledgerline-Cache"] == "hit", hit.json
+    with transaction(services.engine, write=False) as conn:
+        assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
 
 
 def test_a_hit_answers_exactly_what_a_read_of_its_invoice_shows(make_services):

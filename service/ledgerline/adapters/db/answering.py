@@ -1,4 +1,5 @@
-"""A psycopg connection that stops waiting for a server that does not answer.
+"""A psycopg connection that stops waiting for a server that does not answer, and that tells,
+without a round trip, whether the server hung up on it.
 
 psycopg waits for every answer (of a statement, a commit, a ping) in `Connection.wait`, with
 no deadline unless one is passed. This subclass passes `answer_within` seconds and, when they
@@ -6,10 +7,18 @@ run out, closes the connection (its protocol state is unknown) and raises Operat
 which SQLAlchemy treats as a disconnect. Written here because neither psycopg nor SQLAlchemy
 offers a client-side deadline for a synchronous connection; libpq's own keepalives and
 `tcp_user_timeout` cannot see a server whose kernel still acknowledges every packet.
+
+`hung_up` replaces the pool's pre-ping, a round trip as dear as a cache hit's one statement. A
+server that ends a connection (a restart, a crash, an administrator's terminate) sends its
+farewell and closes the socket; an idle connection that LISTENs to nothing receives nothing
+otherwise, so a readable socket while it sits in the pool means it is of no more use. A peer
+that vanished without a word is as invisible to a ping as to this look: the keepalives and the
+answer deadline find that one.
 """
 from __future__ import annotations
 
 import functools
+import select
 
 
 @functools.cache
@@ -30,5 +39,21 @@ def answering_connection_class():
                 raise psycopg.OperationalError(
                     f"the database did not answer within {timeout:g} s; connection closed"
                 ) from None
+
+        def hung_up(self) -> bool:
+            """Whether the server closed this idle connection, or said anything unasked."""
+            if self.closed or self.broken:
+                return True
+            try:
+                readable, _, _ = select.select([self.fileno()], [], [], 0)
+            except ValueError:  # a descriptor beyond select's reach: ask the server instead
+                try:
+                    self.execute("")
+                except psycopg.Error:
+                    return True
+                return False
+            except OSError:
+                return True
+            return bool(readable)
 
     return AnsweringConnection

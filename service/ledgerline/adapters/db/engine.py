@@ -25,6 +25,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 
 WRITE = "ledgerline_write"
 DEFAULT_TIMEOUT_SECONDS = 5.0
@@ -49,8 +50,8 @@ def _postgres_engine(url: str, timeout: float | None) -> Engine:
     if timeout is not None:
         options += f" -c statement_timeout={int(timeout * 1000)}"
     connect_args["options"] = options
-    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-                           pool_recycle=1800, connect_args=connect_args)
+    engine = create_engine(url, pool_size=10, max_overflow=20, pool_recycle=1800,
+                           connect_args=connect_args)
     connection_class = answering_connection_class()
     answer_within = None if timeout is None else timeout + ANSWER_MARGIN_SECONDS
 
@@ -59,6 +60,13 @@ def _postgres_engine(url: str, timeout: float | None) -> Engine:
         conn = connection_class.connect(*cargs, **cparams)
         conn.answer_within = answer_within
         return conn
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, conn_rec, proxy):
+        # the pool's pre-ping, without its round trip (see answering.py); the pool replaces a
+        # connection refused here with a fresh one
+        if dbapi_conn.hung_up():
+            raise DisconnectionError("the server closed this pooled connection")
 
     return engine
 
@@ -138,7 +146,7 @@ _held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("ledgerline
 @contextlib.contextmanager
 def one_connection(engine: Engine) -> Iterator[None]:
     """Every `transaction` on `engine` inside this block uses one pooled connection: one
-    checkout and one pre-ping for a whole request (an upload that is no cache hit runs several
+    checkout for a whole request (an upload that is no cache hit runs several
     transactions) instead of one each. Never hold it across a wait: see `let_go`."""
     held = _Held(engine)
     token = _held.set(held)
