@@ -126,8 +126,8 @@ def stop_all(procs: list[Proc]) -> None:
 
 # --- 1. cache hit vs the store-only floor ---------------------------------------------------
 
-SCALING = (1, 2, 4)
-PEER_VERSION = importlib.metadata.version("procrastinate")  # API processes, and worker processes, for the scaling rows
+SCALING = (1, 2, 4)  # API processes, and worker processes, for the scaling rows
+PEER_VERSION = importlib.metadata.version("procrastinate")
 
 
 def peak_rss_mib(pid: int) -> float:
