@@ -57,7 +57,7 @@ class Statements:
         self.engine, self.sent, self.trace_path = engine, [], trace_path
         self.round_trips = 0
         if engine.dialect.name == "postgresql":
-            self._trace = open(trace_path, "w", buffering=1)  # noqa: SIM115 - the engine's life
+            self._trace, self._traced_conns = open(trace_path, "w"), []  # noqa: SIM115
             event.listen(engine, "connect", self._traced)
 
     def _seen(self, _conn, _cursor, statement, *_args):
@@ -65,6 +65,7 @@ class Statements:
 
     def _traced(self, dbapi_conn, _record):
         dbapi_conn.pgconn.trace(self._trace.fileno())
+        self._traced_conns.append(dbapi_conn)
 
     def __enter__(self):
         event.listen(self.engine, "before_cursor_execute", self._seen)
@@ -75,6 +76,12 @@ class Statements:
     def __exit__(self, *_exc):
         event.remove(self.engine, "before_cursor_execute", self._seen)
         if self.engine.dialect.name == "postgresql":
+            # libpq writes to the file's descriptor: no connection may keep it once it is closed
+            event.remove(self.engine, "connect", self._traced)
+            for conn in self._traced_conns:
+                if not conn.closed:
+                    conn.pgconn.untrace()
+            self._trace.close()
             with open(self.trace_path, encoding="utf-8", errors="replace") as trace:
                 trace.seek(self._start)
                 self.block_trace = trace.read()

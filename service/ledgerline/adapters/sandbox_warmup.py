@@ -47,11 +47,19 @@ def tiny_invoice() -> bytes:
 
 
 def warm() -> None:
-    for step in (_extract_tiny_invoice, _import_vat_checkers, _compile_schematron, _load_ocr):
+    for step in (_extract_tiny_invoice, _compile_label_patterns, _import_vat_checkers,
+                 _compile_schematron, _load_ocr):
         try:
             step()
         except Exception:  # warming is an optimisation; the children still work cold
             log.debug("sandbox warm-up step %s failed", step.__name__, exc_info=True)
+
+
+def _compile_label_patterns() -> None:
+    """Every field's label pattern, which a tiny invoice does not all need."""
+    from ..extraction.finders import labels
+
+    labels.warm()
 
 
 def _extract_tiny_invoice() -> None:
