@@ -3,8 +3,10 @@ another worker completes the job, exactly one result is published, every attempt
 ledger, and a paused worker that wakes up late cannot overwrite anything."""
 from __future__ import annotations
 
+import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -32,10 +34,19 @@ def extracting(production, long_pdf: bytes):
         "SELECT 1 FROM model_calls WHERE job_id = :id AND outcome = 'running'", id=job.id),
         "the model call to start")
     # The claim opens the call before the original is fetched: the extraction itself runs once
-    # the sandbox's fork server (a child of the worker) has a child of its own.
-    wait_for(lambda: any(children(server) for server in children(pid)),
-             "the extraction process to start")
+    # a child of the sandbox's fork server (itself a child of the worker) has the original open
+    # (a spare child waits there for the next document from the start).
+    wait_for(lambda: any(holds_open(child, job.id) for server in children(pid)
+                         for child in children(server)), "the extraction process to start")
     return response.json()["id"], job.id, pid
+
+
+def holds_open(pid: int, name_part: str) -> bool:
+    """Whether the process has a file open whose path holds `name_part`."""
+    try:
+        return any(name_part in os.readlink(entry) for entry in Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # gone, or an fd closed while being read
+        return False
 
 
 

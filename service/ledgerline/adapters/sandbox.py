@@ -102,6 +102,15 @@ class Refused(ExtractionError):
     """The structural pre-flight refused the file before the extractor saw it (cost 0)."""
 
 
+@dataclass
+class _Child:
+    """A child of the fork server: its document goes in through `work`, its answer comes back
+    through `answer`."""
+    proc: multiprocessing.Process
+    work: multiprocessing.connection.Connection
+    answer: multiprocessing.connection.Connection
+
+
 class SandboxedExtractor:
     """The Extractor port, running `inner.extract` in a resource-limited child per document.
 
@@ -122,13 +131,17 @@ class SandboxedExtractor:
         self._lock = threading.Lock()
         self._running: set[multiprocessing.Process] = set()
         self._ending: list[multiprocessing.Process] = []  # killed, not yet reaped
+        self._spare: _Child | None = None  # forked, waiting for the next document
 
     def cancel(self) -> None:
         self.cancel_event.set()
         with self._lock:
             running = list(self._running)
+            spare, self._spare = self._spare, None
         for proc in running:
             _kill(proc)
+        if spare is not None:
+            self._discard(spare)
 
     def resume(self) -> None:
         self.cancel_event.clear()
@@ -137,7 +150,8 @@ class SandboxedExtractor:
         """Start the fork server now and wait until it has preloaded the extraction code, the
         compiled schematron and Tesseract's models (seconds), so that no document claimed later
         waits for it, and a shutdown never finds a child stuck in its start. A worker's `stop`
-        ends the wait: a shutdown has no job to warm up for."""
+        ends the wait: a shutdown has no job to warm up for. The first document's child is
+        forked too."""
         proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
         try:
             _start(proc, self.cancel_event, *([stop] if stop is not None else []))
@@ -145,43 +159,91 @@ class SandboxedExtractor:
             return
         proc.join()
         proc.close()
+        self._prepare_spare()
 
     def extract(self, path: str, content_hash: str) -> dict:
         if self.cancel_event.is_set():
             raise Cancelled(before_start=True)
-        reader, writer = self._context.Pipe(duplex=False)
-        proc = self._context.Process(
-            target=_child_main, name=f"ledgerline-extract-{_family(path)}", daemon=True,
-            args=(writer, self._recipe, os.fspath(path), content_hash, self.limits))
-        try:
-            # Not under the lock: a start that waits for the fork server's preloading (a cold
-            # server) must not hold up cancel(), which finds this child's cancellation below.
-            _start(proc, self.cancel_event)
-            started = time.monotonic()  # the child's own limits count from here too
-        except OSError as exc:  # out of processes or file descriptors: try again later
-            reader.close()
-            raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
-                                  f"process: {exc}", transient=True) from exc
-        finally:
-            writer.close()
+        child = self._spare_or_fork()
+        child.proc.name = f"ledgerline-extract-{_family(path)}"
         with self._lock:
-            self._running.add(proc)
+            self._running.add(child.proc)
         try:
+            try:
+                child.work.send((self._recipe, os.fspath(path), content_hash, self.limits))
+            except OSError:
+                pass  # it died waiting: _await reports how
+            finally:
+                child.work.close()
+            started = time.monotonic()  # the child's own limits count from here too
+            # The next document's child is forked while this one works (a fork of the
+            # preloaded server takes 15-25 ms, which no document then waits for).
+            self._prepare_spare()
             # A cancel() during the start set the event before it looked for children: the
             # first check in _await sees it, and the `finally` kills the child.
-            return self._await(proc, reader, started)
+            return self._await(child.proc, child.answer, started)
         finally:
             with self._lock:
-                self._running.discard(proc)
-                earlier, self._ending = self._ending, [proc]
-            _kill(proc)
-            reader.close()
-            # The child is killed, and reaped at the next extraction: the kernel takes a dozen
-            # milliseconds and more to tear down an address space the size of the fork server's
-            # preloaded one, and the answer need not wait for that.
-            for child in earlier:
-                child.join()
-                child.close()
+                self._running.discard(child.proc)
+            self._discard(child)
+
+    def _spare_or_fork(self) -> _Child:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            if spare.proc.is_alive():
+                return spare
+            self._discard(spare)
+        return self._fork()
+
+    def _fork(self) -> _Child:
+        """A child of the fork server, started and waiting for its document."""
+        work_reader, work = self._context.Pipe(duplex=False)
+        answer, answer_writer = self._context.Pipe(duplex=False)
+        proc = self._context.Process(target=_spare_main, name="ledgerline-extract", daemon=True,
+                                     args=(work_reader, answer_writer))
+        try:
+            # Not under the lock: a start that waits for the fork server's preloading (a cold
+            # server) must not hold up cancel().
+            _start(proc, self.cancel_event)
+        except BaseException as exc:
+            work.close()
+            answer.close()
+            if isinstance(exc, OSError):  # out of processes or file descriptors: later
+                raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
+                                      f"process: {exc}", transient=True) from exc
+            raise
+        finally:
+            work_reader.close()
+            answer_writer.close()
+        return _Child(proc, work, answer)
+
+    def _prepare_spare(self) -> None:
+        with self._lock:
+            if self._spare is not None or self.cancel_event.is_set():
+                return
+        try:
+            child = self._fork()
+        except (ExtractionError, Cancelled):
+            return  # the next document forks its own
+        with self._lock:
+            if self._spare is None and not self.cancel_event.is_set():
+                self._spare, child = child, None
+        if child is not None:
+            self._discard(child)
+
+    def _discard(self, child: _Child) -> None:
+        """Kill the child; reap it at the next discard: the kernel takes a dozen milliseconds
+        and more to tear down an address space the size of the fork server's preloaded one, and
+        no answer need wait for that."""
+        _kill(child.proc)
+        child.work.close()
+        child.answer.close()
+        with self._lock:
+            earlier, self._ending = self._ending, [child.proc]
+        for proc in earlier:
+            proc.join()
+            proc.close()
 
     def _await(self, proc, reader, started: float) -> dict:
         deadline = started + self.limits.timeout_seconds
@@ -418,6 +480,17 @@ def _timeout_code(codes: _Codes) -> str:
     from ..extraction import ocr
 
     return IMAGE_CODES.timeout if ocr.in_progress() else codes.timeout
+
+
+def _spare_main(work, answer) -> None:
+    """Wait for a document, then extract it; the parent gone (end of file) ends the wait."""
+    try:
+        job = work.recv()
+    except (EOFError, OSError):
+        return
+    finally:
+        work.close()
+    _child_main(answer, *job)
 
 
 def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimits) -> None:
