@@ -278,7 +278,7 @@ def phases_of(c: Cluster, invoice_id: str, sent_at: float, answered_at: float) -
 
     created, started, ended, finished = (ts(row.created_at), ts(row.started_at), ts(row.ended),
                                          ts(row.finished_at))
-    return {"accept": created - sent_at, "claim_and_fetch": started - created,
+    return {"accept": created - sent_at, "until_claimed": started - created,
             "model_call": ended - started, "publish": max(0.0, finished - ended),
             "answer": answered_at - finished}
 
@@ -564,7 +564,8 @@ def render(results: dict) -> str:
                          f"+{m['overhead_ms']:.0f} ms (goal <= 20 ms)"))
             phases = ", ".join(f"{k.replace('_', ' ')} {v:.0f}" for k, v in m["phases_ms"].items())
             rows.append((f"  where it went ({label}), median ms", phases,
-                         "model call = the sandboxed extraction, as the worker timed it",
+                         "model call = the call's ledger row: the original's fetch and the "
+                         "sandboxed extraction",
                          (f"+{m['service_ms'] - m['phases_ms']['model_call']:.0f} ms around "
                           "the model call")))
     if "queue" in results:
