@@ -177,7 +177,8 @@ class SandboxedExtractor:
                 child.work.close()
             started = time.monotonic()  # the child's own limits count from here too
             # The next document's child is forked while this one works (a fork of the
-            # preloaded server takes 15-25 ms, which no document then waits for).
+            # preloaded server takes 15-25 ms, which no document then waits for); not under
+            # gevent, see _prepare_spare.
             self._prepare_spare()
             # A cancel() during the start set the event before it looked for children: the
             # first check in _await sees it, and the `finally` kills the child.
@@ -219,6 +220,11 @@ class SandboxedExtractor:
         return _Child(proc, work, answer)
 
     def _prepare_spare(self) -> None:
+        # Not under gevent (`ledgerline serve`): there a start blocks the event loop while it
+        # reads the fork server's answer, and a spare forked just as a SIGTERM to the process
+        # group ends the server could hold every shutdown for gunicorn's graceful timeout.
+        if _gevent_hub() is not None:
+            return
         with self._lock:
             if self._spare is not None or self.cancel_event.is_set():
                 return
