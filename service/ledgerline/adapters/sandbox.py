@@ -3,7 +3,8 @@
 PDF parsers are large, pure-Python state machines fed by strangers; one crafted file can spin a
 CPU, inflate gigabytes or recurse until the process dies. So the worker never parses a PDF in its
 own process: every document gets a child forked from a small, pre-loaded fork server (a fork is
-milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more), with
+milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more; a worker
+outside gevent forks the next document's child while the current one works), with
 RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
 opens the file and a wall-clock deadline, counted from the child's start, that the parent
 enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
