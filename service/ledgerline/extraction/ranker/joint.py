@@ -40,7 +40,10 @@ CONSISTENT = 8.0  # net + tax = gross
 INCONSISTENT = 0.25  # all three chosen, and they do not add up
 GROSS_BELOW_NET = 0.2
 TAX_ABOVE_NET = 0.2
-DUE_EQUALS_GROSS = 2.0  # unless the page says something was paid already: then 1 / this
+# Unless the page says something was paid already: then the amount due is as likely the gross
+# as any other figure, and its own probability decides (a confident "Amount due" label equal to
+# the gross total must not lose to a weaker net total for the mere mention of a payment).
+DUE_EQUALS_GROSS = 2.0
 DUE_ABOVE_GROSS = 0.2
 DERIVED_FACTOR = 0.8  # a derived total is a little less sure than the two it comes from
 
@@ -90,7 +93,7 @@ def _arithmetic(n, t, g, d, paid: bool = False) -> float:
         w *= TAX_ABOVE_NET
     if g is not None and d is not None:
         if d == g:
-            w *= 1.0 / DUE_EQUALS_GROSS if paid else DUE_EQUALS_GROSS
+            w *= 1.0 if paid else DUE_EQUALS_GROSS
         elif abs(d) > abs(g) + CASH_ROUNDING:
             w *= DUE_ABOVE_GROSS
     return w
@@ -98,8 +101,8 @@ def _arithmetic(n, t, g, d, paid: bool = False) -> float:
 
 def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
-    ``paid``: the page says something was paid already (the amount due is then less likely
-    to be the gross total)."""
+    ``paid``: the page says something was paid already (the amount due then gains nothing
+    from being the gross total)."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
