@@ -80,3 +80,34 @@ def test_a_czech_seller_block_and_a_brazilian_title():
     assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Jan Novák"]
     title = _doc((40, 800, "DANFE Simplificado"), (40, 780, "Empresa Exemplo Ltda"))
     assert "DANFE Simplificado" not in _values(title, "seller_name")
+
+
+def test_a_heading_alone_on_its_row_heads_the_box_under_it_wherever_that_starts():
+    dt = _doc((136, 630, "EMITENTE"), (20, 617, "NOME: Empresa Exemplo"),
+              (20, 603, "CNPJ: 92.422.411/0001-93"), (140, 603, "IE: 1234567"))
+    assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Empresa Exemplo"]
+
+
+def test_a_name_sub_label_is_read_whole_and_longest_first():
+    # "nome:" is not the French "nom" followed by "e:", "firmanavn:" not "firma" and "navn:"
+    for label in ("NOME:", "Firmanavn:", "Nazwa firmy:"):
+        dt = _doc((40, 700, "Seller"), (40, 686, f"{label} Exemplo Verktøy"))
+        assert _values(dt, "seller_name", P.PARTY_LABEL) == ["Exemplo Verktøy"], label
+
+
+def test_the_first_name_over_an_address_under_the_title_is_the_letterhead():
+    dt = _doc((404, 730, "Invoice number: 12345"), (85, 690, "Invoice"),
+              (416, 713, "Date: March 31, 2018"), (85, 638, "Lumenwerk"),
+              (85, 620, "26 rue des Lilas"), (85, 602, "69100 Villeurbanne"))
+    assert _values(dt, "seller_name", P.LETTERHEAD) == ["Lumenwerk"]
+    # as low on the page without an address under it, it is any line
+    bare = _doc((404, 730, "Invoice number: 12345"), (85, 690, "Invoice"),
+                (85, 638, "Lumenwerk"), (85, 560, "Thank you for your order"))
+    assert _values(bare, "seller_name", P.LETTERHEAD) == []
+
+
+def test_a_line_that_ends_with_a_colon_is_a_label_not_a_name():
+    dt = _doc((20, 797, "RECEBEMOS DE EXEMPLO:"), (20, 770, "Nordlicht Handel"),
+              (20, 756, "Hafenstraße 4"))
+    assert "RECEBEMOS DE EXEMPLO" not in _values(dt, "seller_name")
+    assert _values(dt, "seller_name", P.LETTERHEAD) == ["Nordlicht Handel"]

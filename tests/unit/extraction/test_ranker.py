@@ -203,15 +203,24 @@ def test_a_legal_form_stated_apart_leaves_the_name(make_pdf):
     assert ranker_model._without_form("SARL", "SARL") == "SARL"  # nothing would be left
 
 
-def test_a_paid_invoice_makes_the_gross_total_a_less_likely_amount_due():
-    values = {
-        "net_total": {D("100.00"): 0.9},
-        "tax_total": {D("20.00"): 0.9},
-        "gross_total": {D("120.00"): 0.9},
-        "amount_due": {D("120.00"): 0.3, D("70.00"): 0.3},
-    }
-    assert joint.choose_totals(values)["amount_due"].value == D("120.00")
-    assert joint.choose_totals(values, paid=True)["amount_due"].value == D("70.00")
+def test_a_paid_invoice_takes_away_the_gross_totals_bonus_as_amount_due():
+    def values(due):
+        return {
+            "net_total": {D("100.00"): 0.9},
+            "tax_total": {D("20.00"): 0.9},
+            "gross_total": {D("120.00"): 0.9},
+            "amount_due": due,
+        }
+
+    # nothing paid: the gross total is the likelier amount due
+    assert joint.choose_totals(values({D("120.00"): 0.3, D("70.00"): 0.4}))[
+        "amount_due"].value == D("120.00")
+    # something paid: no bonus, the likelier figure is the amount due ...
+    assert joint.choose_totals(values({D("120.00"): 0.3, D("70.00"): 0.4}), paid=True)[
+        "amount_due"].value == D("70.00")
+    # ... and a confident "Amount due" equal to the gross total is not overruled by a weaker one
+    assert joint.choose_totals(values({D("120.00"): 0.9, D("70.00"): 0.6}), paid=True)[
+        "amount_due"].value == D("120.00")
 
 
 def test_cash_rounding_may_put_the_amount_due_above_the_gross_total():

@@ -45,6 +45,7 @@ def _namelike(dt: DocText, j: int) -> bool:
         and not V.not_name.search(f)
         and not V.not_in_block.match(f)
         and not f.startswith("(")
+        and not f.rstrip().endswith(":")  # "Recebemos de:", "Issued by:": a label, not a name
     )
 
 
@@ -169,6 +170,13 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
     cur, taken = i, []
     for _ in range(BLOCK_LINES):
         nxt = dt.below(cur, max_lines=BLOCK_GAP, x_slack=BLOCK_X_SLACK)[:1]
+        if cur == i and len(dt.row_of(i)) == 1:
+            # a heading alone on its row, centred over its box ("EMITENTE" over "NOME: …"),
+            # heads the line right under it wherever that starts
+            page_width = dt.page_size[dt.lines[i].page][0]
+            first = dt.below(i, max_lines=BLOCK_GAP, xr=(0.0, page_width))[:1]
+            if first and (not nxt or dt.lines[first[0]].y0 > dt.lines[nxt[0]].y1):
+                nxt = first
         if not nxt:
             break
         j = nxt[0]
@@ -232,6 +240,14 @@ LETTERHEAD_ZONE, FOOTER_ZONE = 0.72, 0.2
 LABEL_LINE_CHARS = 60  # a party label heads a short line
 LETTERHEAD_LINES = 6  # the first lines of page 1 that may hold the letterhead's name
 LETTERHEAD_TOP = 0.8
+# ... or, over its address, this high (under a title and the invoice's number and date)
+ADDRESS_BLOCK_TOP = 0.6
+# The address under a party's name: on one of the next few lines of its block.
+ADDRESS_REACH_HEIGHTS, ADDRESS_LINES = 4.5, 3
+# A postcode, or a street and its number ("Polní 1", "12 rue …", "Main St. 5b").
+ADDRESS = re.compile(
+    r"\b\d{4,5}\b|\b\d{1,4}[a-z]?,?\s+[^\W\d_]{2,}|[^\W\d_]{2,}\.?\s+\d{1,4}[a-z]?\b"
+)
 # The buyer's block: these many lines within this many line heights under its label.
 BUYER_BLOCK_LINES, BUYER_BLOCK_HEIGHTS = 6, 8
 # The recipient under the sender line: this many line heights down, this many points aside.
@@ -312,12 +328,22 @@ def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
     return out
 
 
+def address_follows(dt: DocText, i: int) -> bool:
+    """Does an address (a postcode, a street and its number) follow line i in its block, as it
+    follows a party's name?"""
+    for j in dt.below(i, max_lines=ADDRESS_REACH_HEIGHTS, x_slack=0)[:ADDRESS_LINES]:
+        if abs(dt.lines[j].x0 - dt.lines[i].x0) < ALIGNED and ADDRESS.search(dt.folded[j]):
+            return True
+    return False
+
+
 def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
     for i in dt.by_page.get(1, [])[:LETTERHEAD_LINES]:
         f = dt.folded[i]
         if i in buyer_lines or V.page_title.match(f) or not _namelike(dt, i):
             continue
-        if dt.relative_y(i) < LETTERHEAD_TOP:
+        ry = dt.relative_y(i)
+        if ry < LETTERHEAD_TOP and not (ry >= ADDRESS_BLOCK_TOP and address_follows(dt, i)):
             continue
         got = _first_part(dt.lines[i].text)
         return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []

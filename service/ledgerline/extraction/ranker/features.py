@@ -8,6 +8,9 @@ with, in a fixed order (:data:`FEATURE_NAMES`):
 - the labels around the value, as *label classes* (which field a label names, in any vocabulary
   language, never the label's words): on the value's own line before it, in the cell to its left,
   in the column above it (a header row over a value row), on the line above;
+- the column of totals an amount stands in: how many amounts are stacked over and under it and
+  whether one of them is a deduction (a negative figure, a discount row), as a subtotal stands
+  over a discount or a commission and the total to pay under it;
 - the position: page, height and width on the page, the text's height against the document's
   usual height (font size), where its row stands among the rows that carry amounts;
 - the value: type, magnitude, how often it is printed, whether two other amounts add up to it
@@ -65,6 +68,9 @@ COLUMN_X_SLACK = 6.0  # points
 ITEM_ROW_AMOUNTS = 3  # a row with this many amounts is an item-table (or tax-table) row
 # A party's block: the lines under its name, this many line heights down, this many points aside.
 BLOCK_REACH_HEIGHTS, BLOCK_X = 10, 80
+# A column of totals: amounts stacked one under the other, each at most this many line heights
+# below the one before; read this many amounts up and down.
+TOTALS_STEP_HEIGHTS, TOTALS_REACH = 3.0, 6
 
 FEATURE_NAMES = (
     # label evidence of the finders, for this field
@@ -78,6 +84,7 @@ FEATURE_NAMES = (
     "col_class", "col_weight", "col_heights", "col_names_field", "col_values_between",
     "above_class", "above_names_field",
     "row_has_percent", "row_amounts", "row_rightmost", "row_label_any_field",
+    "col_amounts_above", "col_amounts_below", "col_deduction_above", "col_deduction_below",
     "line_paid_words", "line_other_number", "line_contact",
     # position
     "rel_y", "rel_x", "page", "pages", "last_page", "first_page", "height_ratio",
@@ -91,6 +98,7 @@ FEATURE_NAMES = (
     "name_words", "name_len", "name_upper_share", "name_has_legal_form", "name_in_buyer_block",
     "name_first_namelike", "name_in_domain", "name_count", "name_digits", "name_after_sub_label",
     "name_line_has_label", "name_block_seller_vat", "name_block_buyer_vat", "name_near_iban",
+    "name_address_below",
     # the rules' verdict
     "rules_score", "rules_pick",
 )
@@ -138,6 +146,7 @@ class DocContext:
             if h:
                 self.label_lines.setdefault(dt.lines[i].page, []).append(i)
         self.amount_rows = self._amount_rows()
+        self.page_amounts = self._page_amounts()
         self.domains = " ".join(m.group(1) for m in _DOMAIN.finditer(dt.full_folded))
         self._contexts: dict = {}
 
@@ -174,9 +183,63 @@ class DocContext:
                     out[i] = rank[y]
         return out
 
+    def _page_amounts(self) -> dict[int, list[tuple]]:
+        """Page -> (line, x0, x1, is a deduction) of every amount printed on it, top first. A
+        deduction is a negative amount or one in a row that names a discount, unless the row
+        says it was paid (a deposit deducted under the gross total leaves it the gross total)."""
+        dt = self.dt
+        out: dict[int, list[tuple]] = {}
+        for page, lines in dt.by_page.items():
+            got = []
+            for i in lines:
+                amounts = dt.amounts(i)
+                if not amounts:
+                    continue
+                row = " ".join(dt.folded[k] for k in dt.row_of(i))
+                discount = bool(V.column_headers["discount"].search(row))
+                paid = bool(V.paid_words.search(row))
+                for value, s, e, _dec in amounts:
+                    bx = dt.lines[i].span_bbox(s, e)
+                    got.append((i, bx[0], bx[2], (discount or value < 0) and not paid))
+            got.sort(key=lambda a: -dt.lines[a[0]].y0)
+            out[page] = got
+        return out
+
+    def totals_column(self, i: int, x0: float, x1: float) -> dict:
+        """The amounts stacked over and under the value at line i, [x0, x1]: how many, and
+        whether one of them is a deduction (a subtotal stands over a discount or a commission,
+        the total to pay under it)."""
+        dt = self.dt
+        ln = dt.lines[i]
+        column = [
+            a for a in self.page_amounts.get(ln.page, ())
+            if a[0] != i and a[2] >= x0 - COLUMN_X_SLACK and a[1] <= x1 + COLUMN_X_SLACK
+        ]
+        out = {}
+        for side, sign in (("above", 1), ("below", -1)):
+            cur, n, deduction = ln, 0, False
+            seen = set()
+            while n < TOTALS_REACH:
+                step = [
+                    a for a in column
+                    if a[0] not in seen
+                    and 0 < sign * (dt.lines[a[0]].y0 - cur.y0)
+                    <= TOTALS_STEP_HEIGHTS * cur.height
+                ]
+                if not step:
+                    break
+                nxt = min(step, key=lambda a: abs(dt.lines[a[0]].y0 - cur.y0))
+                seen.add(nxt[0])
+                n += 1
+                deduction = deduction or nxt[3]
+                cur = dt.lines[nxt[0]]
+            out[f"col_amounts_{side}"] = n
+            out[f"col_deduction_{side}"] = deduction
+        return out
+
     def block_has(self, i: int, lines, reach: float = BLOCK_REACH_HEIGHTS) -> bool:
         """Is one of ``lines`` in the block of line i: below it (or on its row) within
-        ``reach`` line heights, starting near its left edge?"""
+        ``reach`` line heights, starting near its left edge (or centred under it)?"""
         dt = self.dt
         ln = dt.lines[i]
         for j in lines:
@@ -184,7 +247,16 @@ class DocContext:
             if other.page != ln.page:
                 continue
             drop = ln.y0 - other.y0
-            if -0.5 * ln.height <= drop <= reach * ln.height and abs(other.x0 - ln.x0) < BLOCK_X:
+            if -0.5 * ln.height <= drop <= reach * ln.height and _aligned(ln, other):
+                return True
+        return False
+
+    def address_below(self, i: int) -> bool:
+        """Does an address (a postcode, a street and its number) follow line i in its block, as
+        it follows a party's name and no item's description?"""
+        dt = self.dt
+        for j in dt.below(i, max_lines=P.ADDRESS_REACH_HEIGHTS, x_slack=0)[: P.ADDRESS_LINES]:
+            if _aligned(dt.lines[i], dt.lines[j]) and P.ADDRESS.search(dt.folded[j]):
                 return True
         return False
 
@@ -200,7 +272,7 @@ class DocContext:
 
     def _compute_context(self, i: int, start: int, x0: float, x1: float) -> dict:
         dt = self.dt
-        out: dict = {}
+        out: dict = self.totals_column(i, x0, x1) if dt.amounts(i) else {}
         left = self.left_on_line(i, start)
         if left:
             out.update(left_class=left[0], left_weight=left[1], left_distance=left[2])
@@ -276,6 +348,11 @@ class DocContext:
         over = [h for h in self.hits[j] if _span_overlaps(dt, j, h, x0, x1)]
         cls, w, _s, _e = (over or self.hits[j])[-1]
         return cls, w, max(gap, 0.0) / ln.height, j
+
+
+def _aligned(a, b) -> bool:
+    """Do two lines start (or, centred as footers are, have their middles) near each other?"""
+    return abs(a.x0 - b.x0) < BLOCK_X or abs((a.x0 + a.x1) - (b.x0 + b.x1)) / 2 < BLOCK_X
 
 
 def _span_overlaps(dt: DocText, j: int, hit, x0: float, x1: float) -> bool:
@@ -493,6 +570,7 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
             put("name_block_seller_vat", ctx.block_has(i, ctx.seller_vat_lines))
             put("name_block_buyer_vat", ctx.block_has(i, ctx.buyer_vat_lines))
             put("name_near_iban", ctx.block_has(i, ctx.iban_lines, reach=4))
+            put("name_address_below", ctx.address_below(i))
         words = _LETTER_WORD.findall(s.lower())
         put("name_in_domain", any(w in ctx.domains for w in words if w not in _COMMON_WORDS))
 

@@ -29,6 +29,9 @@ NONE_WEIGHT_OF = {"due_date": 0.25}
 EMIT_SHARE = 0.15
 TOP_K = {"net_total": 5, "tax_total": 6, "gross_total": 5, "amount_due": 4}
 TOLERANCE = Decimal("0.02")  # net + tax may miss gross by this much (rounding per line)
+# A gross total rounded to whole units ("Round off", the rupee, the forint) may miss net + tax
+# by up to half a unit, where that is a small share of it (two units are not a rounded 1.70).
+WHOLE_UNIT_ROUNDING, ROUNDING_SHARE = Decimal("0.5"), Decimal("0.001")
 # Cash rounding (to 0.05 CHF, half a crown, one koruna) may put the amount due this much above
 # the gross total.
 CASH_ROUNDING = Decimal("1.00")
@@ -37,7 +40,10 @@ CONSISTENT = 8.0  # net + tax = gross
 INCONSISTENT = 0.25  # all three chosen, and they do not add up
 GROSS_BELOW_NET = 0.2
 TAX_ABOVE_NET = 0.2
-DUE_EQUALS_GROSS = 2.0  # unless the page says something was paid already: then 1 / this
+# Unless the page says something was paid already: then the amount due is as likely the gross
+# as any other figure, and its own probability decides (a confident "Amount due" label equal to
+# the gross total must not lose to a weaker net total for the mere mention of a payment).
+DUE_EQUALS_GROSS = 2.0
 DUE_ABOVE_GROSS = 0.2
 DERIVED_FACTOR = 0.8  # a derived total is a little less sure than the two it comes from
 
@@ -66,17 +72,28 @@ def choose_field(values: dict, field: str = "") -> Pick:
     return Pick(ranked[0], dist[ranked[0]])
 
 
+def _adds_up(n, t, g) -> bool:
+    """net + tax = gross, to the cent, or to the unit where the gross is a whole number."""
+    if g == 0:
+        return False
+    miss = abs(n + t - g)
+    if miss <= TOLERANCE:
+        return True
+    whole = g == g.to_integral_value()
+    return whole and miss < WHOLE_UNIT_ROUNDING and miss <= ROUNDING_SHARE * abs(g)
+
+
 def _arithmetic(n, t, g, d, paid: bool = False) -> float:
     w = 1.0
     if n is not None and t is not None and g is not None:
-        w *= CONSISTENT if g != 0 and abs(n + t - g) <= TOLERANCE else INCONSISTENT
+        w *= CONSISTENT if _adds_up(n, t, g) else INCONSISTENT
     elif n is not None and g is not None and abs(g) < abs(n):
         w *= GROSS_BELOW_NET
     if n is not None and t is not None and abs(t) > abs(n):
         w *= TAX_ABOVE_NET
     if g is not None and d is not None:
         if d == g:
-            w *= 1.0 / DUE_EQUALS_GROSS if paid else DUE_EQUALS_GROSS
+            w *= 1.0 if paid else DUE_EQUALS_GROSS
         elif abs(d) > abs(g) + CASH_ROUNDING:
             w *= DUE_ABOVE_GROSS
     return w
@@ -84,8 +101,8 @@ def _arithmetic(n, t, g, d, paid: bool = False) -> float:
 
 def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
-    ``paid``: the page says something was paid already (the amount due is then less likely
-    to be the gross total)."""
+    ``paid``: the page says something was paid already (the amount due then gains nothing
+    from being the gross total)."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))

@@ -343,7 +343,11 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
         # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
-        name_label=rx(r"^(?:{})\s*:?\s*(?![\s,.&])", "NAME_LABELS"),
+        # longest first and whole words: "nome:" is not "nom" and "e:", "firmanavn" not "firma"
+        name_label=re.compile(
+            rf"^(?:{_alt(sorted(lang.phrases('NAME_LABELS'), key=len, reverse=True))})\b"
+            r"\s*:?\s*(?![\s,.&])"
+        ),
         not_in_block=rx(r"^(?:{})", "NOT_IN_BLOCK"),
         person_prefix=rx(r"^(?:{})\b", "PERSON_PREFIXES"),
         account_holder_label=rx(r"\b(?:{})\s*:?\s*", "ACCOUNT_HOLDER_LABELS"),

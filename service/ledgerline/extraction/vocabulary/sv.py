@@ -26,7 +26,8 @@ LABELS = {
     "gross_total": [
         (
             r"\b(?:summa|totalt|total|belopp)\s+(?:inkl\.?|inklusive|med)\s+moms\b"
-            r"|\btotalbelopp\b|\bfakturabelopp\b|\bfaktura\s+totalt\b|\bsumma\s+totalt\b",
+            r"|\btotalbelopp\b|\bfakturabelopp\b|\bfaktura\s+totalt\b|\bsumma\s+totalt\b"
+            r"|\b(?:fakturans\s+)?totala\s+belopp(?:et)?\b",
             1.0,
         ),
     ],
@@ -34,7 +35,7 @@ LABELS = {
         (
             r"\b(?:summa|totalt|total|belopp|netto)\s+(?:exkl\.?|exklusive|utan|fore)\s+moms\b"
             r"|\bnetto(?:belopp|summa)?\b|\bdelsumma\b|\bsumma\s+netto\b"
-            r"|\bmomspliktigt\s+belopp\b",
+            r"|\bmomspliktigt\s+belopp\b|^\s*exkl\.?\s+moms\b",
             1.0,
         ),
         (r"\b(?:moms)?underlag\b", 0.8),
@@ -42,7 +43,7 @@ LABELS = {
     "tax_total": [
         (
             r"\bmoms(?:belopp)?\s+(?:totalt|summa)\b|\b(?:summa|total|totalt)\s+moms\b"
-            r"|\bmomsbelopp\b",
+            r"|\bmomsbelopp\b|\bmoms\s+kr\b",
             1.0,
         ),
         (r"\bmoms\b", 0.7),
