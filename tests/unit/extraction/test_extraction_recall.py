@@ -3,22 +3,12 @@
 
 import datetime as dt
 
+from cell_pages import page_of as _doc
+
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.finders import parties as P
 from ledgerline.extraction.geometry import DocText
-from ledgerline.extraction.model import Line, Page
 from ledgerline.extraction.values.dates import find_dates
-
-CHAR_WIDTH, HEIGHT = 5.0, 9.0
-
-
-def _doc(*cells) -> DocText:
-    """A page of (x, y, text) cells, one line each, characters CHAR_WIDTH wide."""
-    lines = []
-    for x, y, text in cells:
-        chars = [(x + k * CHAR_WIDTH, x + (k + 1) * CHAR_WIDTH) for k in range(len(text))]
-        lines.append(Line(1, x, y, x + len(text) * CHAR_WIDTH, y + HEIGHT, text, chars))
-    return DocText([Page(1, 595, 842, lines)])
 
 
 def _values(dt: DocText, field: str, kind: str | None = None) -> list:

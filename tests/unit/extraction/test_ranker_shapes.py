@@ -4,25 +4,16 @@ the seller's VAT id, Swedish totals labels. Invented invoices, one shape each.""
 
 from decimal import Decimal
 
+from cell_pages import page_of as _doc
+
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.finders.header_fields import LABEL_FIELDS, _plain_hits
 from ledgerline.extraction.geometry import DocText
-from ledgerline.extraction.model import Line, Page
 from ledgerline.extraction.ranker import joint
 from ledgerline.extraction.ranker.features import FEATURE_INDEX
 from ledgerline.extraction.ranker.rows import document_rows
 
 D = Decimal
-CHAR_WIDTH, HEIGHT = 5.0, 9.0
-
-
-def _doc(*cells) -> DocText:
-    """A page of (x, y, text) cells, one line each, characters CHAR_WIDTH wide."""
-    lines = []
-    for x, y, text in cells:
-        chars = [(x + k * CHAR_WIDTH, x + (k + 1) * CHAR_WIDTH) for k in range(len(text))]
-        lines.append(Line(1, x, y, x + len(text) * CHAR_WIDTH, y + HEIGHT, text, chars))
-    return DocText([Page(1, 595, 842, lines)])
 
 
 def _features(dt: DocText, field: str, value) -> dict:
