@@ -625,6 +625,16 @@ def machine() -> str:
             f"{platform.python_version()}")
 
 
+def jsonable(value):
+    """`value` with every key JSON can hold: (processes, concurrency) becomes "1x4"."""
+    if isinstance(value, dict):
+        return {("x".join(map(str, k)) if isinstance(k, tuple) else k): jsonable(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
+
+
 def load_line(when: str) -> tuple[str, float]:
     """`uptime`'s load averages (1, 5, 15 min): the machine is shared, so say what it was."""
     one, five, fifteen = os.getloadavg()
@@ -684,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
         return LOADED
     if args.json:
         results["load"] = {"before": before, "after": after, "other_work_cores": other.cores}
-        args.json.write_text(json.dumps(results, indent=2, default=str))
+        args.json.write_text(json.dumps(jsonable(results), indent=2, default=str))
     ok = results.get("replay", {}).get("exact", True)
     return 0 if ok else 1
 
