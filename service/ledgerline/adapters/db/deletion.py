@@ -64,7 +64,8 @@ def delete_invoice(conn: Connection, invoice) -> Deleted:
         if job.result_id:
             results_used.add(job.result_id)
         if _still_needed(conn, job.id):
-            conn.execute(update(jobs).where(jobs.c.id == job.id, jobs.c.idempotency_key.is_not(None))
+            conn.execute(update(jobs)
+                         .where(jobs.c.id == job.id, jobs.c.idempotency_key.is_not(None))
                          .values(idempotency_key=None, updated_at=db_now()))
             done.released.append(job.id)
             continue

@@ -66,7 +66,8 @@ _INVOICE_RESULT = (invoices.join(jobs, jobs.c.id == invoices.c.job_id)
 def _query(*extra_columns):
     return (
         select(invoices.c.id, invoices.c.account, invoices.c.content_hash,
-               invoices.c.created_at, invoices.c.uploaded_by, api_keys.c.role.label("uploader_role"),
+               invoices.c.created_at, invoices.c.uploaded_by,
+               api_keys.c.role.label("uploader_role"),
                api_keys.c.name.label("uploader_name"), _status.label("status"),
                _error_code.label("error_code"), _error_message.label("error_message"),
                invoices.c.version, invoices.c.review_resolved_at,
