@@ -10,7 +10,6 @@ from sqlalchemy import delete, event
 
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import blobs, invoices
-
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant

@@ -24,17 +24,17 @@ import json, sys
 from ledgerline.wsgi import app
 from ledgerline.bootstrap import bootstrap
 versions = bootstrap().extractor.versions
-loaded = [name for name in %r if name in sys.modules]
+loaded = [name for name in sys.argv[1:] if name in sys.modules]
 from ledgerline.extraction import pipeline  # what the sandbox's children run
 import pdfminer
 from ledgerline.adapters.extractor import PdfExtractor
 print(json.dumps({"loaded": loaded, "light": repr(versions), "pdfminer": pdfminer.__version__,
                   "full": repr(PdfExtractor().versions)}))
-""" % (EXTRACTION_LIBRARIES,)
+"""
     env = {**os.environ, "LEDGERLINE_DATABASE_URL": f"sqlite:///{tmp_path}/ledgerline.sqlite3",
            "LEDGERLINE_STORAGE_URL": f"file://{tmp_path}/objects"}
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = subprocess.run([sys.executable, "-c", script, *EXTRACTION_LIBRARIES], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["loaded"] == []

@@ -22,14 +22,20 @@ import os
 from .document import SCHEMA_VERSION
 from .errors import ExtractionError
 from .sources.pdf_layout import MAX_PAGES
-from .versions import (MODEL_CONFIG, MODEL_VERSION, PREPROCESSING_VERSION, model_config_digest,
-                       preprocessing_version, versions)
+from .versions import (
+    MODEL_CONFIG,
+    MODEL_VERSION,
+    PREPROCESSING_VERSION,
+    model_config_digest,
+    preprocessing_version,
+    versions,
+)
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "PREPROCESSING_VERSION",
-    "MODEL_VERSION",
     "MODEL_CONFIG",
+    "MODEL_VERSION",
+    "PREPROCESSING_VERSION",
+    "SCHEMA_VERSION",
     "ExtractionError",
     "extract_pdf",
     "model_config_digest",

@@ -8,7 +8,7 @@ keeps the ones that count when labels overlap or qualify each other.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 from ..document import AMOUNT_FIELDS
 from ..vocabulary import VOCABULARY as V
@@ -32,7 +32,7 @@ class LabelHit:
         return f"LabelHit({self.field!r}, {self.start}, {self.end}, {self.weight})"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _any_label(field: str) -> re.Pattern:
     """One pattern that finds whether any label of this field could be on a line."""
     return re.compile("|".join(f"(?:{label.pattern.pattern})" for label in V.labels[field]))

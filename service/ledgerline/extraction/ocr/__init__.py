@@ -19,8 +19,7 @@ The sandbox adds ``ocr_timeout`` when the time limit ends a document during OCR.
 """
 from __future__ import annotations
 
-from .identity import (OCR_PIPELINE_VERSION, fingerprint, preprocessing_tag,
-                       preprocessing_version)
+from .identity import OCR_PIPELINE_VERSION, fingerprint, preprocessing_tag, preprocessing_version
 from .options import OcrOptions
 
 __all__ = [
