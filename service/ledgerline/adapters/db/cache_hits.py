@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import (Connection, Text, bindparam, cast, exists, func, literal, literal_column,
+from sqlalchemy import (Connection, Text, cast, exists, func, literal, literal_column,
                         select, true)
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -34,7 +34,7 @@ from ...domain.duplicates import CONTENT_HASH, Summary
 from ...domain.identity import Caller
 from ...domain.jobs import CacheOutcome, JobStatus
 from ...domain.webhooks import event_id
-from . import outbox
+from . import outbox, prebuilt
 from .clock import db_now
 from .engine import transaction
 from .invoices import (DUPLICATE_FIELDS, invoice_view, possible_duplicates, same_file_query,
@@ -58,7 +58,7 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
     """Record the caller's upload as a hit of the account's cache and answer it; None (and
     nothing written) when it is not one."""
     job_id, invoice_id = new_id("job"), new_id("inv")
-    params = dict(
+    params = prebuilt.values(
         account=job.account, caller_id=caller.key_id, idempotency_key=job.idempotency_key,
         request_hash=job.request_hash, cache_key=job.cache_key, content_hash=job.content_hash,
         extractor_versions=job.extractor_versions, job_id=job_id, invoice_id=invoice_id,
@@ -78,7 +78,8 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
         candidates = []
         if row.seller_key:
             candidates = conn.execute(_same_seller_step(own_only),
-                                      {**params, "seller_key": row.seller_key}).all()
+                                      {**params, **prebuilt.values(seller_key=row.seller_key)}
+                                      ).all()
         duplicates = _json(possible_duplicates(same_file, _mine(row), _candidates(candidates)))
     invoice = invoice_view(_shown(caller, job, invoice_id, row))
     return ServedHit(invoice_id, job_id, invoice, row.document, duplicates)
@@ -115,16 +116,12 @@ def _shown(caller: Caller, job: NewJob, invoice_id: str, row) -> SimpleNamespace
 # The statements are built once per process (and kind of caller), with bound parameters:
 # building a statement of this size costs more than running it.
 
-def _param(name: str, column):
-    return bindparam(name, type_=column.type)
-
-
-_ACCOUNT = _param("account", jobs.c.account)
-_CONTENT_HASH = _param("content_hash", jobs.c.content_hash)
-_CACHE_KEY = _param("cache_key", jobs.c.cache_key)
-_JOB_ID = _param("job_id", jobs.c.id)
-_INVOICE_ID = _param("invoice_id", invoices.c.id)
-_CALLER_ID = _param("caller_id", invoices.c.uploaded_by)
+_ACCOUNT = prebuilt.param("account", jobs.c.account.type)
+_CONTENT_HASH = prebuilt.param("content_hash", jobs.c.content_hash.type)
+_CACHE_KEY = prebuilt.param("cache_key", jobs.c.cache_key.type)
+_JOB_ID = prebuilt.param("job_id", jobs.c.id.type)
+_INVOICE_ID = prebuilt.param("invoice_id", invoices.c.id.type)
+_CALLER_ID = prebuilt.param("caller_id", invoices.c.uploaded_by.type)
 
 
 def _visible(own_only: bool):
@@ -146,15 +143,13 @@ def _entry():
 def _job_values(result_id) -> dict:
     """jobs.insert_job's row for a hit: completed at once with the cached result."""
     return dict(
-        id=_JOB_ID, account=_ACCOUNT, caller_id=_param("caller_id", jobs.c.caller_id),
-        idempotency_key=_param("idempotency_key", jobs.c.idempotency_key),
-        request_hash=_param("request_hash", jobs.c.request_hash), cache_key=_CACHE_KEY,
-        content_hash=_CONTENT_HASH, status=literal(JobStatus.COMPLETED.value),
-        outcome=literal(CacheOutcome.HIT.value), fresh=literal(False),
-        result_id=result_id, fencing_token=literal(0), attempts=literal(0),
-        extractor_versions=_param("extractor_versions", jobs.c.extractor_versions),
-        fair_position=literal(0), run_after=db_now(), created_at=db_now(),
-        updated_at=db_now(), finished_at=db_now())
+        id=_JOB_ID, account=_ACCOUNT, cache_key=_CACHE_KEY, content_hash=_CONTENT_HASH,
+        **prebuilt.columns(jobs, "caller_id", "idempotency_key", "request_hash",
+                           "extractor_versions"),
+        status=literal(JobStatus.COMPLETED.value), outcome=literal(CacheOutcome.HIT.value),
+        fresh=literal(False), result_id=result_id, fencing_token=literal(0),
+        attempts=literal(0), fair_position=literal(0), run_after=db_now(),
+        created_at=db_now(), updated_at=db_now(), finished_at=db_now())
 
 
 def _invoice_insert(job_rows):
@@ -167,8 +162,8 @@ def _invoice_insert(job_rows):
 
 
 def _event_insert(only_if=None):
-    return outbox.invoice_event_insert(_ACCOUNT, _INVOICE_ID, COMPLETED,
-                                       _param("event_id", webhook_deliveries.c.event_id),
+    event_id = prebuilt.param("event_id", webhook_deliveries.c.event_id.type)
+    return outbox.invoice_event_insert(_ACCOUNT, _INVOICE_ID, COMPLETED, event_id,
                                        only_if=only_if)
 
 
@@ -187,7 +182,7 @@ def _same_seller(own_only: bool, seller_key):
 
 @functools.cache
 def _same_seller_step(own_only: bool):
-    return _same_seller(own_only, _param("seller_key", results.c.seller_key))
+    return _same_seller(own_only, prebuilt.param("seller_key", results.c.seller_key.type))
 
 
 # domain.duplicates.CONTENT_HASH as a JSON constant in the statement's text, which the planner
@@ -229,7 +224,8 @@ def _steps():
     """The same for SQLite, a statement at a time: the entry, the job (its time), the invoice
     and the event."""
     return (_entry(),
-            sqlite.insert(jobs).values(_job_values(_param("result_id", jobs.c.result_id)))
+            sqlite.insert(jobs)
+            .values(_job_values(prebuilt.param("result_id", jobs.c.result_id.type)))
             .on_conflict_do_nothing().returning(jobs.c.created_at),
             _invoice_insert(select(jobs.c.id, jobs.c.created_at)
                             .where(jobs.c.id == _JOB_ID).subquery()),
@@ -243,7 +239,8 @@ def _step_by_step(conn: Connection, own_only: bool, params: dict):
     found = conn.execute(entry, params).first()
     if found is None:
         return None
-    created = conn.execute(insert_job, {**params, "result_id": found.result_id}).scalar()
+    created = conn.execute(insert_job,
+                           {**params, **prebuilt.values(result_id=found.result_id)}).scalar()
     if created is None:
         return None
     conn.execute(insert_invoice, params)

@@ -20,13 +20,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import (Connection, ColumnElement, Float, Integer, String, and_, bindparam, case,
+from sqlalchemy import (Connection, ColumnElement, Float, Integer, String, and_, case,
                         exists, func, literal, or_, select, update)
 from sqlalchemy.dialects import postgresql
 
 from ...domain.duplicates import seller_key
 from ...domain.jobs import MAX_ATTEMPTS, CacheOutcome, CallOutcome, Claim, JobStatus
-from . import outbox
+from . import outbox, prebuilt
 from .clock import db_now, db_now_plus
 from .engine import insert_for
 from .notify import announce_job_ended, job_ended_notice
@@ -315,7 +315,7 @@ def claim_and_start(conn: Connection, owner: str, lease_seconds: float,
         if isinstance(job, ClaimedJob):
             start_call(conn, opening.of(job))
         return job
-    found = conn.execute(_claim_and_start_statement(), _params(
+    found = conn.execute(_claim_and_start_statement(), prebuilt.values(
         owner=owner, lease_seconds=float(lease_seconds), extractor_versions=extractor_versions,
         call_id=opening.call_id, operation=opening.operation, cost=opening.cost,
         provider=opening.provider, model=opening.model, cost_basis=opening.cost_basis)).first()
@@ -326,31 +326,15 @@ def claim_and_start(conn: Connection, owner: str, lease_seconds: float,
     return _claimed(found, owner, found.storage_key)
 
 
-BOUND = "b_"  # what a prebuilt statement's parameters are named with: never a column's name,
-# which an UPDATE or INSERT would take for a value to set
-
-
-def _bound(table, *names: str) -> dict:
-    """Bound parameters for these columns, typed as the columns are (a prebuilt statement's
-    values: built and compiled once, each execution only binds)."""
-    return {name: _param(name, table.c[name].type) for name in names}
-
-
-def _param(name: str, type_):
-    return bindparam(BOUND + name, type_=type_)
-
-
-def _params(**values) -> dict:
-    return {BOUND + name: value for name, value in values.items()}
 
 
 @functools.cache
 def _claim_and_start_statement():
-    bound = _bound(model_calls, "call_id", "operation", "cost", "provider", "model",
+    bound = prebuilt.columns(model_calls, "call_id", "operation", "cost", "provider", "model",
                    "cost_basis")
-    owner = _param("owner", String)
-    claimed = _claim_update(owner, _param("lease_seconds", Float),
-                            _param("extractor_versions", String)).cte("claimed")
+    owner = prebuilt.param("owner", String)
+    claimed = _claim_update(owner, prebuilt.param("lease_seconds", Float),
+                            prebuilt.param("extractor_versions", String)).cte("claimed")
     spent = claimed.c.status == FAILED
     # mark_abandoned_calls; its job id a scalar, so that the planner probes ix_model_calls_job_id
     # rather than joins the ledger to a CTE it cannot estimate.
@@ -515,14 +499,14 @@ def publish_and_finish(conn: Connection, job: ClaimedJob, call: Call, document: 
     if progress is not None:
         values.update({f"progress_{k}": v for k, v in _progress_params(progress).items()})
     statement = _publish_and_finish_statement(record_in_cache, progress is not None)
-    return bool(conn.execute(statement, _params(**values)).scalar())
+    return bool(conn.execute(statement, prebuilt.values(**values)).scalar())
 
 
 @functools.cache
 def _publish_and_finish_statement(record_in_cache: bool, with_progress: bool):
-    row = _bound(results, *RESULT_COLUMNS)
-    job_id, token = row["job_id"], _param("token", Integer)
-    done = (update(jobs).where(_fenced_by(job_id, _param("owner", String), token))
+    row = prebuilt.columns(results, *RESULT_COLUMNS)
+    job_id, token = row["job_id"], prebuilt.param("token", Integer)
+    done = (update(jobs).where(_fenced_by(job_id, prebuilt.param("owner", String), token))
             .values(**_completed(row["id"])).returning(jobs.c.id, jobs.c.claimed_at)
             .cte("done"))
     now_done = exists(select(done.c.id))
@@ -539,10 +523,10 @@ def _publish_and_finish_statement(record_in_cache: bool, with_progress: bool):
                               else_=CallOutcome.DISCARDED.value), finished_at=db_now())
     if with_progress:
         ended.update(_progress_set(job_id, {
-            name: _param(f"progress_{name}", model_calls.c[name].type)
+            name: prebuilt.param(f"progress_{name}", model_calls.c[name].type)
             for name in PROGRESS_COLUMNS}))
     ctes.append(update(model_calls)
-                .where(model_calls.c.call_id == _param("call_id", String))
+                .where(model_calls.c.call_id == prebuilt.param("call_id", String))
                 .values(**ended).cte("ended"))
     if record_in_cache:
         entry = {"account": row["account"], "cache_key": row["cache_key"],
