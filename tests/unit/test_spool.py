@@ -1,3 +1,4 @@
+import hashlib
 import io
 import os
 
@@ -5,7 +6,7 @@ import blake3
 import pytest
 
 from ledgerline.domain.errors import EmptyBody, TooLarge, UnsupportedFormat
-from ledgerline.service_layer.spool import spool
+from ledgerline.service_layer.spool import IN_MEMORY_BYTES, spool
 
 PDF = b"%PDF-1.7\n" + os.urandom(700_000)
 
@@ -14,8 +15,34 @@ def test_spool_hashes_while_streaming(tmp_path):
     spooled = spool(io.BytesIO(PDF), max_bytes=10**7, directory=str(tmp_path))
     assert spooled.size == len(PDF)
     assert spooled.content_hash == "blake3:" + blake3.blake3(PDF).hexdigest()
-    with open(spooled.path, "rb") as f:
+    assert spooled.held is None  # larger than is held in memory: streamed to its file
+    with open(spooled.path(), "rb") as f:
         assert f.read() == PDF
+    spooled.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+class Trickling(io.BytesIO):
+    """A body that arrives a few bytes at a time, as from a slow client."""
+
+    def read(self, n=-1):
+        return super().read(min(n, 1000) if n > 0 else 1000)
+
+
+@pytest.mark.parametrize("size", [2000, IN_MEMORY_BYTES, IN_MEMORY_BYTES + 1, 2 * IN_MEMORY_BYTES + 5])
+def test_a_small_upload_writes_no_file_until_one_is_asked_for(tmp_path, size):
+    body = PDF[:size]
+    spooled = spool(Trickling(body), max_bytes=10**7, directory=str(tmp_path))
+    assert spooled.size == size and spooled.sha256() == hashlib.sha256(body).digest()
+    assert spooled.content_hash == "blake3:" + blake3.blake3(body).hexdigest()
+    held = size <= IN_MEMORY_BYTES
+    assert (spooled.held == body) if held else spooled.held is None
+    assert len(list(tmp_path.iterdir())) == (0 if held else 1)
+    with open(spooled.path(), "rb") as f:  # a miss stores it from a file
+        assert f.read() == body
+    assert spooled.path() == spooled.path()  # written once
+    spooled.discard()
+    assert list(tmp_path.iterdir()) == []
 
 
 class CountingStream(io.BytesIO):
@@ -44,6 +71,12 @@ def test_non_pdf_bytes_are_refused_by_content(tmp_path):
 def test_pdf_header_after_leading_junk_is_accepted(tmp_path):
     spooled = spool(io.BytesIO(b"\r\n" * 100 + PDF[:2000]), 10**6, str(tmp_path))
     assert spooled.size == 2200
+
+
+def test_a_large_body_of_the_wrong_format_leaves_no_file(tmp_path):
+    with pytest.raises(UnsupportedFormat):
+        spool(io.BytesIO(b"PK\x03\x04" + os.urandom(2 * IN_MEMORY_BYTES)), 10**7, str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_empty_body_is_refused(tmp_path):
