@@ -6,9 +6,10 @@ import time
 
 import psycopg
 import pytest
-from sqlalchemy import delete, event
+from sqlalchemy import delete, event, select
 
 from ledgerline.adapters.db.engine import transaction
+from ledgerline.domain.duplicates import SAME_FILE_SHOWN
 from ledgerline.adapters.db.tables import blobs, invoices
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
@@ -218,3 +219,24 @@ def test_a_hit_whose_original_is_gone_stores_the_file_again(make_services):
     original = client.get(f"/v1/accounts/acme/invoices/{hit.json['id']}/file",
                           headers={"Authorization": f"Bearer {tenant.keys['customer']}"})
     assert original.status_code == 200 and original.data == body
+
+
+def test_a_file_sent_many_times_lists_its_oldest_copies_only(make_services):
+    """The answer does not grow with every copy: the file's SAME_FILE_SHOWN oldest copies, in
+    order, then every other file of the same seller; a read shows the same."""
+    services, tenant, client, body = cached(make_services, "many")
+    key = tenant.keys["customer"]
+    other = post(client, key, pdf_bytes("other file")).json  # the same seller, another file
+    while Worker(services, name="w").run_once():
+        pass
+    copies = [post(client, key, body) for _ in range(SAME_FILE_SHOWN + 3)]
+    assert {c.headers["Ledgerline-Cache"] for c in copies} == {"hit"}
+    with transaction(services.engine, write=False) as conn:
+        oldest = conn.execute(select(invoices.c.id)
+                              .where(invoices.c.content_hash != other["content_hash"])
+                              .order_by(invoices.c.created_at, invoices.c.id)).scalars().all()
+    last = copies[-1].json
+    assert last["possible_duplicates"] == [
+        *({"id": i, "matched_on": ["content_hash"]} for i in oldest[:SAME_FILE_SHOWN]),
+        {"id": other["id"], "matched_on": ["seller_name", "gross_total", "issue_date"]}]
+    assert get(client, key, last["id"]).json == last

@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 CONTENT_HASH = ["content_hash"]
+# An invoice lists at most this many copies of its own file, the oldest first: a file sent a
+# thousand times over (a client retrying without an Idempotency-Key) is flagged by its first
+# copies, which stand for the rest, not by an answer that grows with every copy. Other files
+# that bill the same thing are each a document to look at, and are all listed.
+SAME_FILE_SHOWN = 20
 # The width of the seller_key columns. Folding can lengthen a name ("ß" -> "ss"); a key cut
 # at this width only narrows the lookup, and matched_on compares the whole names.
 SELLER_KEY_WIDTH = 300

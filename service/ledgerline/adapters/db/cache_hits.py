@@ -26,11 +26,10 @@ import json
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import (Connection, Text, cast, exists, func, literal, literal_column,
-                        select, true)
+from sqlalchemy import Connection, exists, func, literal, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ...domain.duplicates import CONTENT_HASH, Summary
+from ...domain.duplicates import Summary
 from ...domain.identity import Caller
 from ...domain.jobs import CacheOutcome, JobStatus
 from ...domain.webhooks import event_id
@@ -68,8 +67,7 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
         row = conn.execute(_one_statement(own_only), params).first()
         if row is None:
             return None
-        by_seller = possible_duplicates((), _mine(row), _candidates(row.same_seller or []))
-        duplicates = _json_concat(row.same_file, _json(by_seller))
+        same_file, candidates = row.same_file or [], row.same_seller or []
     else:
         row = _step_by_step(conn, own_only, params)
         if row is None:
@@ -80,7 +78,7 @@ def serve_hit(conn: Connection, caller: Caller, job: NewJob) -> ServedHit | None
             candidates = conn.execute(_same_seller_step(own_only),
                                       {**params, **prebuilt.values(seller_key=row.seller_key)}
                                       ).all()
-        duplicates = _json(possible_duplicates(same_file, _mine(row), _candidates(candidates)))
+    duplicates = _json(possible_duplicates(same_file, _mine(row), _candidates(candidates)))
     invoice = invoice_view(_shown(caller, job, invoice_id, row))
     return ServedHit(invoice_id, job_id, invoice, row.document, duplicates)
 
@@ -96,11 +94,6 @@ def _candidates(rows) -> list[tuple[str, Summary]]:
 
 def _json(value) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def _json_concat(*arrays: str | None) -> str:
-    """One JSON array of the elements of several (None: an empty one)."""
-    return "[" + ",".join(inner for a in arrays if a and (inner := a.strip()[1:-1].strip())) + "]"
 
 
 def _shown(caller: Caller, job: NewJob, invoice_id: str, row) -> SimpleNamespace:
@@ -172,7 +165,7 @@ _OLDEST_FIRST = (invoices.c.created_at, invoices.c.id)
 
 @functools.cache
 def _same_file(own_only: bool):
-    return same_file_query(_visible(own_only), _CONTENT_HASH, _INVOICE_ID).order_by(*_OLDEST_FIRST)
+    return same_file_query(_visible(own_only), _CONTENT_HASH, _INVOICE_ID)
 
 
 def _same_seller(own_only: bool, seller_key):
@@ -183,11 +176,6 @@ def _same_seller(own_only: bool, seller_key):
 @functools.cache
 def _same_seller_step(own_only: bool):
     return _same_seller(own_only, prebuilt.param("seller_key", results.c.seller_key.type))
-
-
-# domain.duplicates.CONTENT_HASH as a JSON constant in the statement's text, which the planner
-# folds once (an array converted on every row costs a third of the aggregation).
-_SAME_FILE_MATCH = cast(literal_column(f"'{json.dumps(CONTENT_HASH)}'"), postgresql.JSON)
 
 
 @functools.cache
@@ -201,20 +189,18 @@ def _one_statement(own_only: bool):
     new_invoice = _invoice_insert(new_job).returning(invoices.c.id).cte("hit_invoice")
     event = _event_insert(only_if=exists(select(new_invoice.c.id))).cte("hit_event")
 
-    def aggregated(query, value):  # the rows as one JSON array, in the query's order
-        return query.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
-            value, *_OLDEST_FIRST))).order_by(None).scalar_subquery()
-
-    # The same file's entries come as the answer's JSON text (an account may hold the file
-    # many times over); the seller's candidates as rows, for domain.duplicates to judge.
-    same_file = aggregated(_same_file(own_only), func.json_build_object(
-        "id", invoices.c.id, "matched_on", _SAME_FILE_MATCH))
+    # The same file's ids (the oldest few) and the seller's candidates as rows, for
+    # domain.duplicates to judge, each as one array in the query's order.
+    same_file = _same_file(own_only).add_columns(invoices.c.created_at).subquery()
     same_seller = _same_seller(own_only, select(entry.c.seller_key).scalar_subquery())
     return (select(new_job.c.created_at, entry.c.document, entry.c.review_required,
                    entry.c.seller_key, *(entry.c[name] for name in DUPLICATE_FIELDS),
-                   cast(same_file, Text).label("same_file"),
-                   aggregated(same_seller, func.json_build_array(
-                       *same_seller.selected_columns)).label("same_seller"))
+                   select(func.array_agg(postgresql.aggregate_order_by(
+                       same_file.c.id, same_file.c.created_at, same_file.c.id)))
+                   .scalar_subquery().label("same_file"),
+                   same_seller.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
+                       func.json_build_array(*same_seller.selected_columns), *_OLDEST_FIRST)))
+                   .order_by(None).scalar_subquery().label("same_seller"))
             .select_from(new_invoice.join(new_job, true()).join(entry, true()))
             .add_cte(event))
 

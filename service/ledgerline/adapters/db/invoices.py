@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import Connection, and_, case, func, or_, select, union
 
 from ...domain.corrections import SUMMARY_FIELDS, corrected_document
-from ...domain.duplicates import CONTENT_HASH, Summary, matched_on, search_key
+from ...domain.duplicates import CONTENT_HASH, SAME_FILE_SHOWN, Summary, matched_on, search_key
 from ...domain.identity import Caller
 from .tables import api_keys, blobs, invoices, jobs, results
 
@@ -112,8 +112,7 @@ def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) ->
     """Other invoices of the account, among those the caller may see: the same file, then
     other files that bill the same thing (domain.duplicates)."""
     visible = _visible(caller, account)
-    same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)
-                             .order_by(invoices.c.created_at, invoices.c.id)).scalars()
+    same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)).scalars()
     if not row.seller_key:
         return possible_duplicates(same_file, _summary(row), ())
     candidates = conn.execute(same_seller_query(visible, account, row.content_hash, row.seller_key)
@@ -136,10 +135,12 @@ def possible_duplicates(same_file: Iterable[str], mine: Summary,
 
 
 def same_file_query(visible, content_hash, invoice_id):
-    """Other `visible` invoices of the same file (ids; the caller orders them)."""
+    """The oldest SAME_FILE_SHOWN other `visible` invoices of the same file (ids): in order from
+    ix_invoices_account_content_hash_created_at_id, however often the file came."""
     return (select(invoices.c.id)
             .where(visible, invoices.c.content_hash == content_hash,
-                   invoices.c.id != invoice_id))
+                   invoices.c.id != invoice_id)
+            .order_by(invoices.c.created_at, invoices.c.id).limit(SAME_FILE_SHOWN))
 
 
 # What domain.duplicates.matched_on compares, as each invoice shows it.

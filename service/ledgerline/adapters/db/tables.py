@@ -211,7 +211,7 @@ invoices = Table(
                          name="fk_invoices_account_blobs"),
     Index(None, "account", "created_at", "id"),
     Index(None, "account", "uploaded_by", "created_at", "id"),
-    Index(None, "account", "content_hash"),
+    Index(None, "account", "content_hash", "created_at", "id"),  # the same file, oldest first
     Index(None, "account", "seller_key"),
 )
 
