@@ -247,3 +247,11 @@ def test_leave_one_source_out_does_not_depend_on_the_worker_processes():
         assert all((fields[f] == two.probs[key][f]).all() for f in fields)
     assert one.everything["gross_total"].model_to_string() == (
         two.everything["gross_total"].model_to_string())
+
+
+def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
+    from ledgerline.extraction.ranker.dataset import norm
+
+    assert norm("invoice_number", "# INV_0042") == norm("invoice_number", "INV_0042")
+    assert norm("invoice_number", "№ 17") == "17"
+    assert norm("invoice_number", "RE-2024#3") == "re-2024#3"  # only a leading sign
