@@ -249,6 +249,26 @@ def test_leave_one_source_out_does_not_depend_on_the_worker_processes():
         two.everything["gross_total"].model_to_string())
 
 
+def test_an_amount_due_may_add_an_earlier_balance_the_page_prints(make_pdf):
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (300, 520, "Bruttosumme"), (480, 520, "119,00"),
+            (300, 506, "Offene Zahlungen"), (480, 506, "80,00"),
+            (300, 492, "Zahlbetrag"), (480, 492, "199,00")]
+    _dt, found = _doc(make_pdf, page)
+    assert found.facts.earlier_balances == (D("80.00"),)
+    values = {
+        "net_total": {D("100.00"): 0.9},
+        "tax_total": {D("19.00"): 0.9},
+        "gross_total": {D("119.00"): 0.9},
+        "amount_due": {D("199.00"): 0.9, D("119.00"): 0.8},
+    }
+    # without the balance, an amount due far above the gross total is unlikely ...
+    assert joint.choose_totals(values)["amount_due"].value == D("119.00")
+    # ... with it, the labelled figure adds up
+    balances = found.facts.earlier_balances
+    assert joint.choose_totals(values, balances=balances)["amount_due"].value == D("199.00")
+
+
 def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
     from ledgerline.extraction.ranker.dataset import norm
 

@@ -84,7 +84,9 @@ def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, Fiel
     values, where = {}, {}
     for f in RANKED_FIELDS:
         values[f], where[f] = _values(doc.rows[f], probs[f])
-    totals = choose_totals({f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words)
+    totals = choose_totals(
+        {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances
+    )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
         cal = calibrations.get(f)

@@ -159,6 +159,11 @@ PAID_WORDS = (
     "prepaid", r"already\s+paid", r"amount\s+paid", r"paid\s+amount", r"payment\s+received",
     "deposit", r"advance\s+payment",
 )
+# An earlier balance the amount due adds to this invoice's total ("Previous balance 80.00").
+EARLIER_BALANCES = (
+    r"previous\s+balance", r"prior\s+balance", r"outstanding\s+balance", r"balance\s+forward",
+    r"past\s+due\s+(?:balance|amount)", "arrears",
+)
 
 # Company names: legal forms, what a name line never holds, sub-labels inside a party block.
 LEGAL_FORMS = (
