@@ -269,6 +269,23 @@ def test_an_amount_due_may_add_an_earlier_balance_the_page_prints(make_pdf):
     assert joint.choose_totals(values, balances=balances)["amount_due"].value == D("199.00")
 
 
+def test_the_chosen_name_is_given_as_the_labelled_seller_block_spells_it(make_pdf):
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (50, 700, "Verkäufer:"), (50, 686, "Nordlicht-Handelshaus"),
+            (50, 672, "Hafenstraße 4, 20457 Hamburg"),
+            (50, 60, "NORDLICHT-Handelshaus GMBH · Amtsgericht Hamburg")]
+    dt, found = _doc(make_pdf, page)
+    doc = document_rows(dt, found)
+    rows = doc.rows["seller_name"]
+    footer = next(r for r in rows if "GMBH" in str(r.value))
+    p = [0.9 if r is footer else 0.1 for r in rows]
+    value, row = ranker_model._labelled_spelling(footer.value, footer, rows, p)
+    assert value == "Nordlicht-Handelshaus" and row is not footer
+    # another name is left as it is
+    other = next(r for r in rows if r is not footer and "Nordlicht" not in str(r.value))
+    assert ranker_model._labelled_spelling(other.value, other, rows, p)[0] == other.value
+
+
 def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
     from ledgerline.extraction.ranker.dataset import norm
 
