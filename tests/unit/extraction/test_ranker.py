@@ -269,6 +269,30 @@ def test_an_amount_due_may_add_an_earlier_balance_the_page_prints(make_pdf):
     assert joint.choose_totals(values, balances=balances)["amount_due"].value == D("199.00")
 
 
+def test_a_column_of_vat_amounts_under_a_tax_header_offers_its_sum(make_pdf):
+    # the rates stand in a column of their own, no percent sign in the rows
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (300, 540, "Basisbetrag"), (400, 540, "USt. %"), (480, 540, "Steuerbetrag"),
+            (300, 526, "-10,00"), (400, 526, "19"), (480, 526, "-1,90"),
+            (300, 512, "-5,00"), (400, 512, "7"), (480, 512, "-0,35"),
+            (300, 480, "Bruttosumme"), (480, 480, "-17,25")]
+    _dt, found = _doc(make_pdf, page)
+    sums = {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
+            if c.evidence.kind == "sum_of_tax_rows"}
+    assert sums == {0: D("-2.25")}  # never the rates' column (19 + 7)
+
+
+def test_a_correction_invoices_negative_totals_derive_the_missing_tax():
+    values = {
+        "net_total": {D("-15.00"): 0.9},
+        "tax_total": {},
+        "gross_total": {D("-17.25"): 0.9},
+        "amount_due": {},
+    }
+    tax = joint.choose_totals(values)["tax_total"]
+    assert tax.derived and tax.value == D("-2.25")
+
+
 def test_the_chosen_name_is_given_as_the_labelled_seller_block_spells_it(make_pdf):
     page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
             (50, 700, "Verkäufer:"), (50, 686, "Nordlicht-Handelshaus"),

@@ -131,7 +131,7 @@ def choose_totals(
 def _derive(picks: dict[str, Pick]) -> None:
     """A missing total that the other two imply."""
     n, t, g = (picks[f] for f in ("net_total", "tax_total", "gross_total"))
-    if t.value is None and n.value is not None and g.value is not None and g.value >= n.value:
+    if t.value is None and n.value is not None and g.value is not None and _covers(g, n):
         p = min(n.probability, g.probability) * DERIVED_FACTOR
         picks["tax_total"] = Pick(g.value - n.value, p, derived=True)
     elif n.value is None and t.value is not None and g.value is not None:
@@ -140,3 +140,10 @@ def _derive(picks: dict[str, Pick]) -> None:
     elif g.value is None and n.value is not None and t.value is not None:
         p = min(n.probability, t.probability) * DERIVED_FACTOR
         picks["gross_total"] = Pick(n.value + t.value, p, derived=True)
+
+
+def _covers(gross: Pick, net: Pick) -> bool:
+    """Can the gross be the net plus a tax of the same sign (a correction invoice's totals are
+    all negative, credit note or not)?"""
+    g, n = gross.value, net.value
+    return (g >= 0) == (n >= 0) and abs(g) >= abs(n)
