@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 
 from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES
+from ledgerline.extraction.ranker.dataset import NUMBER_SIGN
 
 # The fields the corpus truth carries: every field but purchase order and IBAN.
 FIELDS = tuple(f for f in FIELD_NAMES if f not in ("purchase_order", "iban"))
@@ -72,6 +73,8 @@ def norm(field: str, value):
             return None
     if field in ("issue_date", "due_date"):
         return str(value)[:10]
+    if field == "invoice_number":  # "# 4711" is the number 4711 (as the ranker's truth reads it)
+        value = NUMBER_SIGN.sub("", str(value))
     return "".join(str(value).split()).casefold()
 
 

@@ -101,3 +101,17 @@ def test_a_line_that_ends_with_a_colon_is_a_label_not_a_name():
               (20, 756, "Hafenstraße 4"))
     assert "RECEBEMOS DE EXEMPLO" not in _values(dt, "seller_name")
     assert _values(dt, "seller_name", P.LETTERHEAD) == ["Nordlicht Handel"]
+
+
+def test_inv_hash_labels_the_invoice_number_and_an_e_way_bill_number_is_not_it():
+    dt = _doc((140, 760, "PO BOX 12345"), (300, 760, "Inv # 5512048"), (450, 760, "Acct # 3381"))
+    assert _values(dt, "invoice_number", "label") == ["5512048"]
+    way = _doc((300, 700, "E-Way Bill No."), (420, 700, "61234987"),
+               (300, 740, "Invoice No."), (420, 740, "INV-1187-24"))
+    assert _values(way, "invoice_number", "label") == ["INV-1187-24"]
+
+
+def test_a_number_that_starts_with_a_label_word_is_read_as_the_value_of_the_label_before_it():
+    # "GST" names a tax, but the cell is one identifier: the invoice number under its label
+    dt = _doc((300, 740, "Invoice No."), (420, 740, "GST-1187-24"), (500, 740, "Invoice Date"))
+    assert _values(dt, "invoice_number", "label") == ["GST-1187-24"]

@@ -247,3 +247,72 @@ def test_leave_one_source_out_does_not_depend_on_the_worker_processes():
         assert all((fields[f] == two.probs[key][f]).all() for f in fields)
     assert one.everything["gross_total"].model_to_string() == (
         two.everything["gross_total"].model_to_string())
+
+
+def test_an_amount_due_may_add_an_earlier_balance_the_page_prints(make_pdf):
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (300, 520, "Bruttosumme"), (480, 520, "119,00"),
+            (300, 506, "Offene Zahlungen"), (480, 506, "80,00"),
+            (300, 492, "Zahlbetrag"), (480, 492, "199,00")]
+    _dt, found = _doc(make_pdf, page)
+    assert found.facts.earlier_balances == (D("80.00"),)
+    values = {
+        "net_total": {D("100.00"): 0.9},
+        "tax_total": {D("19.00"): 0.9},
+        "gross_total": {D("119.00"): 0.9},
+        "amount_due": {D("199.00"): 0.9, D("119.00"): 0.8},
+    }
+    # without the balance, an amount due far above the gross total is unlikely ...
+    assert joint.choose_totals(values)["amount_due"].value == D("119.00")
+    # ... with it, the labelled figure adds up
+    balances = found.facts.earlier_balances
+    assert joint.choose_totals(values, balances=balances)["amount_due"].value == D("199.00")
+
+
+def test_a_column_of_vat_amounts_under_a_tax_header_offers_its_sum(make_pdf):
+    # the rates stand in a column of their own, no percent sign in the rows
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (300, 540, "Basisbetrag"), (400, 540, "USt. %"), (480, 540, "Steuerbetrag"),
+            (300, 526, "-10,00"), (400, 526, "19"), (480, 526, "-1,90"),
+            (300, 512, "-5,00"), (400, 512, "7"), (480, 512, "-0,35"),
+            (300, 480, "Bruttosumme"), (480, 480, "-17,25")]
+    _dt, found = _doc(make_pdf, page)
+    sums = {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
+            if c.evidence.kind == "sum_of_tax_rows"}
+    assert sums == {0: D("-2.25")}  # never the rates' column (19 + 7)
+
+
+def test_a_correction_invoices_negative_totals_derive_the_missing_tax():
+    values = {
+        "net_total": {D("-15.00"): 0.9},
+        "tax_total": {},
+        "gross_total": {D("-17.25"): 0.9},
+        "amount_due": {},
+    }
+    tax = joint.choose_totals(values)["tax_total"]
+    assert tax.derived and tax.value == D("-2.25")
+
+
+def test_the_chosen_name_is_given_as_the_labelled_seller_block_spells_it(make_pdf):
+    page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
+            (50, 700, "Verkäufer:"), (50, 686, "Nordlicht-Handelshaus"),
+            (50, 672, "Hafenstraße 4, 20457 Hamburg"),
+            (50, 60, "NORDLICHT-Handelshaus GMBH · Amtsgericht Hamburg")]
+    dt, found = _doc(make_pdf, page)
+    doc = document_rows(dt, found)
+    rows = doc.rows["seller_name"]
+    footer = next(r for r in rows if "GMBH" in str(r.value))
+    p = [0.9 if r is footer else 0.1 for r in rows]
+    value, row = ranker_model._labelled_spelling(footer.value, footer, rows, p)
+    assert value == "Nordlicht-Handelshaus" and row is not footer
+    # another name is left as it is
+    other = next(r for r in rows if r is not footer and "Nordlicht" not in str(r.value))
+    assert ranker_model._labelled_spelling(other.value, other, rows, p)[0] == other.value
+
+
+def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
+    from ledgerline.extraction.ranker.dataset import norm
+
+    assert norm("invoice_number", "# INV_0042") == norm("invoice_number", "INV_0042")
+    assert norm("invoice_number", "№ 17") == "17"
+    assert norm("invoice_number", "RE-2024#3") == "re-2024#3"  # only a leading sign

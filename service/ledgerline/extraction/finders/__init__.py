@@ -8,6 +8,7 @@ Line items (:mod:`.line_items`) are read apart, table by table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..candidates import Candidate
 from ..document import FIELD_NAMES
@@ -25,6 +26,9 @@ class DocumentFacts:
     credit_note: bool  # the first page titles the document a credit note
     paid_words: bool  # the document says something was paid already (deposit, prepaid, ...)
     declared_form: str | None = None  # "SARL au capital de …": the legal form stated apart
+    # the figures of rows labelled as an earlier balance ("Offene Zahlungen 80,00"), which the
+    # amount due adds to this invoice's gross total
+    earlier_balances: tuple[Decimal, ...] = ()
 
 
 @dataclass
@@ -48,6 +52,18 @@ def declared_form(dt: DocText) -> str | None:
     return m.group(1) if m else None
 
 
+def earlier_balances(dt: DocText) -> tuple[Decimal, ...]:
+    """The last figure of every row whose label cell names an earlier balance."""
+    out = []
+    for i, folded in enumerate(dt.folded):
+        if not V.earlier_balance.match(folded):
+            continue
+        figures = [a[0] for j in dt.row_of(i) for a in dt.amounts(j)]
+        if figures:
+            out.append(figures[-1])
+    return tuple(out)
+
+
 def find_candidates(dt: DocText) -> FoundCandidates:
     fields: dict[str, list[Candidate]] = {name: [] for name in FIELD_NAMES}
     for name, found in label_candidates(dt).items():
@@ -68,5 +84,6 @@ def find_candidates(dt: DocText) -> FoundCandidates:
         credit_note=is_credit_note(dt),
         paid_words=bool(V.paid_words.search(dt.full_folded)),
         declared_form=declared_form(dt),
+        earlier_balances=earlier_balances(dt),
     )
     return FoundCandidates(fields, facts)

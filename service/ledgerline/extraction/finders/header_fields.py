@@ -153,7 +153,7 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
     for j in dt.right_of(i)[:RIGHT_CELLS]:
         hi_j = len(dt.folded[j])
         nh = dt.labels(j, LABEL_FIELDS, _plain_hits)
-        if nh:
+        if nh and not (field in ID_FIELDS and _whole_identifier(dt.lines[j].text)):
             first = min(nh, key=lambda k: k.start)
             if first.start == 0:
                 break  # the next cell is another label
@@ -166,6 +166,13 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
         if hi_j < len(dt.folded[j]):
             break
     return out
+
+
+def _whole_identifier(text: str) -> bool:
+    """Is the cell one identifier token ("GST-1187-24"), whatever label word it starts with?"""
+    text = text.strip()
+    got = _id_token(text, 0)
+    return got is not None and got[2] == len(text)
 
 
 def _plain_hits(dt: DocText, i: int, fields: tuple) -> list:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from ..candidates import Candidate, Evidence
+from ..candidates import BELOW, Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
 from ..text import fold
@@ -178,13 +178,20 @@ def _namelike_text(text: str) -> bool:
 
 SUM_OF_TAX_ROWS = "sum_of_tax_rows"
 _RATE_IN_ROW = re.compile(r"\d\s?%|%\s?\d")
+A_COLUMN = 0  # facts["from_end"] of the sum of a column of VAT amounts
 
 
 def tax_sum_candidates(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
     """A totals table with one row per VAT rate and no VAT total: the sum of the rows' tax is a
     tax-total candidate. A row reads "rate  base  tax" or "rate  base  tax  gross", so two sums
     are offered: of each row's last figure and of the one before it (``facts["rows"]``,
-    ``facts["from_end"]``)."""
+    ``facts["from_end"]``). A VAT breakdown whose rates stand in a column of their own ("USt. %"
+    over "19", no percent sign in the row) prints its VAT amounts in a column under a tax header:
+    the sum of that column is offered too (``facts["from_end"]`` :data:`A_COLUMN`)."""
+    return _rate_row_sums(dt, tax) + _column_sums(dt, tax)
+
+
+def _rate_row_sums(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
     rows: dict = {}
     for c in tax:
         if c.evidence.kind != "label" or c.line is None or c.bbox is None:
@@ -200,10 +207,44 @@ def tax_sum_candidates(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
     for from_end in (1, 2):
         picked = [sorted(r.items())[-from_end][1] for r in rows.values() if len(r) >= from_end]
         if len(picked) == len(rows):
-            total = sum(picked, Decimal(0))
-            evidence = Evidence(SUM_OF_TAX_ROWS, facts={"rows": len(rows), "from_end": from_end})
-            out.append(Candidate("tax_total", total, None, None, None, None, evidence, derived=True))
+            out.append(_sum_candidate(picked, len(rows), from_end))
     return out
+
+
+def _column_sums(dt: DocText, tax: list[Candidate]) -> list[Candidate]:
+    """The sum of every column of two or more VAT amounts under one tax header, down to the
+    first row labelled for another total (the totals under the table); not of a rate column
+    (its header prints the percent sign)."""
+    columns: dict[int, list[Candidate]] = {}
+    for c in tax:
+        ev = c.evidence
+        if ev.kind != "label" or ev.relation != BELOW or ev.label_line is None or c.line is None:
+            continue
+        if "%" not in dt.lines[ev.label_line].text:
+            columns.setdefault(ev.label_line, []).append(c)
+    out = []
+    for cells in columns.values():
+        values = []
+        for c in sorted(cells, key=lambda c: c.evidence.rank):
+            if _labelled_for_another_total(dt, c.line):
+                break
+            values.append(c.value)
+        if len(values) >= 2:
+            out.append(_sum_candidate(values, len(values), A_COLUMN))
+    return out
+
+
+_OTHER_TOTALS = tuple(f for f in AMOUNT_FIELDS if f != "tax_total")
+
+
+def _labelled_for_another_total(dt: DocText, i: int) -> bool:
+    return any(dt.labels(j, _OTHER_TOTALS, _plain_hits) for j in dt.row_of(i) if j != i)
+
+
+def _sum_candidate(values: list[Decimal], rows: int, from_end: int) -> Candidate:
+    evidence = Evidence(SUM_OF_TAX_ROWS, facts={"rows": rows, "from_end": from_end})
+    total = sum(values, Decimal(0))
+    return Candidate("tax_total", total, None, None, None, None, evidence, derived=True)
 
 
 def page_value_candidates(dt: DocText) -> dict[str, list[Candidate]]:

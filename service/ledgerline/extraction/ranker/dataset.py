@@ -6,7 +6,8 @@ the committed model may learn from it. The licence policy lives here and nowhere
 licence is ``none stated`` are for development and evaluation only, never for training.
 
 Truth values compare as the accuracy benchmark compares them: amounts as numbers, dates as ISO
-strings, everything else with white space removed and case folded (:func:`norm`).
+strings, everything else with white space removed and case folded, an invoice number without a
+number sign printed before it (:func:`norm`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -27,6 +29,10 @@ from ..sources.pdf_text import parse_pdf
 GENERATED_SOURCE = "ledgerline.samples"
 OUTSIDE_PREFIX = "outside/"
 UNLICENSED = "none stated"  # the manifest's licence column starts with this: evaluation only
+# "Invoice No: # 4711" and "Invoice No: 4711" print the same number: the sign says "number", as
+# "No." does, and the finders never read it as part of the identifier. A truth that keeps it
+# (one source writes "#4711" for one invoice and "4711" for its twin) compares without it.
+NUMBER_SIGN = re.compile(r"^\s*[#№]\s*")
 
 
 @dataclass
@@ -51,6 +57,8 @@ def norm(field: str, value):
             return None
     if field in DATE_FIELDS:
         return str(value)[:10]
+    if field == "invoice_number":
+        value = NUMBER_SIGN.sub("", str(value))
     return "".join(str(value).split()).casefold()
 
 

@@ -4,10 +4,10 @@ Per field, the probability of a *value* is the highest probability of any place 
 with a weight for "not printed" the values of a field form a distribution (:func:`distribution`).
 The four totals are then chosen together (:func:`choose_totals`): every combination of the best
 few values of each (or none) weighs the product of their probabilities times how well the
-combination adds up — net + tax = gross, amount due at most the gross — so that a consistent
-assignment wins where the page offers one. The confidence of each chosen total is its marginal
-probability under that joint weighing. A total the page does not print but the other two imply
-(VAT = gross − net) is derived.
+combination adds up — net + tax = gross, amount due at most the gross (or the gross plus an
+earlier balance the page prints) — so that a consistent assignment wins where the page offers
+one. The confidence of each chosen total is its marginal probability under that joint weighing.
+A total the page does not print but the other two imply (VAT = gross − net) is derived.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _adds_up(n, t, g) -> bool:
     return whole and miss < WHOLE_UNIT_ROUNDING and miss <= ROUNDING_SHARE * abs(g)
 
 
-def _arithmetic(n, t, g, d, paid: bool = False) -> float:
+def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = ()) -> float:
     w = 1.0
     if n is not None and t is not None and g is not None:
         w *= CONSISTENT if _adds_up(n, t, g) else INCONSISTENT
@@ -92,17 +92,20 @@ def _arithmetic(n, t, g, d, paid: bool = False) -> float:
     if n is not None and t is not None and abs(t) > abs(n):
         w *= TAX_ABOVE_NET
     if g is not None and d is not None:
-        if d == g:
+        if d == g or any(abs(d - g - b) <= TOLERANCE for b in balances):
             w *= 1.0 if paid else DUE_EQUALS_GROSS
         elif abs(d) > abs(g) + CASH_ROUNDING:
             w *= DUE_ABOVE_GROSS
     return w
 
 
-def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, Pick]:
+def choose_totals(
+    values: dict[str, dict], *, paid: bool = False, balances: tuple = ()
+) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
     ``paid``: the page says something was paid already (the amount due then gains nothing
-    from being the gross total)."""
+    from being the gross total); ``balances``: earlier balances the page prints, which an
+    amount due may add to the gross total as expectedly as it equals it."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
@@ -113,7 +116,7 @@ def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, P
         w = 1.0
         for _v, p in combo:
             w *= p
-        w *= _arithmetic(*(v for v, _p in combo), paid=paid)
+        w *= _arithmetic(*(v for v, _p in combo), paid=paid, balances=balances)
         combos.append((w, tuple(v for v, _p in combo)))
     total = sum(w for w, _ in combos) or 1.0
     _best_w, best = max(combos, key=lambda c: (c[0], sum(v is not None for v in c[1])))
@@ -128,7 +131,7 @@ def choose_totals(values: dict[str, dict], *, paid: bool = False) -> dict[str, P
 def _derive(picks: dict[str, Pick]) -> None:
     """A missing total that the other two imply."""
     n, t, g = (picks[f] for f in ("net_total", "tax_total", "gross_total"))
-    if t.value is None and n.value is not None and g.value is not None and g.value >= n.value:
+    if t.value is None and n.value is not None and g.value is not None and _covers(g, n):
         p = min(n.probability, g.probability) * DERIVED_FACTOR
         picks["tax_total"] = Pick(g.value - n.value, p, derived=True)
     elif n.value is None and t.value is not None and g.value is not None:
@@ -137,3 +140,10 @@ def _derive(picks: dict[str, Pick]) -> None:
     elif g.value is None and n.value is not None and t.value is not None:
         p = min(n.probability, t.probability) * DERIVED_FACTOR
         picks["gross_total"] = Pick(n.value + t.value, p, derived=True)
+
+
+def _covers(gross: Pick, net: Pick) -> bool:
+    """Can the gross be the net plus a tax of the same sign (a correction invoice's totals are
+    all negative, credit note or not)?"""
+    g, n = gross.value, net.value
+    return (g >= 0) == (n >= 0) and abs(g) >= abs(n)

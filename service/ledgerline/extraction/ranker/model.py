@@ -18,7 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from ..document import AMOUNT_FIELDS
+from ..finders.parties import PARTY_LABEL
+from ..text import fold
 from ..versions import RANKER_FORMAT, RANKER_MODEL, file_digest
+from ..vocabulary import VOCABULARY as V
 from .calibration import Calibration
 from .features import FEATURE_NAMES, Row
 from .joint import Pick, choose_field, choose_totals
@@ -84,15 +87,19 @@ def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, Fiel
     values, where = {}, {}
     for f in RANKED_FIELDS:
         values[f], where[f] = _values(doc.rows[f], probs[f])
-    totals = choose_totals({f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words)
+    totals = choose_totals(
+        {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances
+    )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
         cal = calibrations.get(f)
         conf = cal(pick.probability) if cal is not None else pick.probability
         row = None if pick.derived else where[f].get(pick.value)
         value = pick.value
-        if f in PARTY_FIELDS and value is not None and doc.declared_form:
-            value = _without_form(str(value), doc.declared_form)
+        if f in PARTY_FIELDS and value is not None:
+            value, row = _labelled_spelling(value, row, doc.rows[f], probs[f])
+            if doc.declared_form:
+                value = _without_form(str(value), doc.declared_form)
         picks[f] = FieldPick(value, pick.probability, conf, row, pick.derived)
     due, issue = picks["due_date"], picks["issue_date"]
     if due.value is not None and due.value == issue.value and _same_place(due.row, issue.row):
@@ -118,6 +125,34 @@ def _same_place(a: Row | None, b: Row | None) -> bool:
         return False
     places = {(c.line, tuple(c.bbox or ())) for c in a.cands}
     return any((c.line, tuple(c.bbox or ())) in places for c in b.cands)
+
+
+def _name_core(name) -> str:
+    """A name as spellings of it share it: folded, without legal forms and punctuation."""
+    return re.sub(r"[\W_]+", "", V.legal_form.sub("", fold(str(name))))
+
+
+def _labelled_spelling(value, row: Row | None, rows: list[Row], p: np.ndarray):
+    """The spelling of a chosen name that the party's labelled block prints. A company's name
+    appears in several places (letterhead, footer, register details, the block under "Seller"),
+    with or without its legal form, in capitals or not; the ranker says which name is the
+    party's, and the labelled block is where the invoice states the party, so among the
+    spellings of that name it is the one given."""
+    if row is None or any(c.evidence.kind == PARTY_LABEL for c in row.cands):
+        return value, row
+    core = _name_core(value)
+    spellings = [
+        (q, r)
+        for r, q in zip(rows, p, strict=True)
+        if r.value is not None
+        and r.value != value
+        and any(c.evidence.kind == PARTY_LABEL for c in r.cands)
+        and _name_core(r.value) == core
+    ]
+    if not core or not spellings:
+        return value, row
+    _q, best = max(spellings, key=lambda s: s[0])
+    return best.value, best
 
 
 def _without_form(name: str, form: str) -> str:

@@ -48,6 +48,7 @@ class DocumentRows:
     rules: Choice  # the hand-tuned choice: currency, VAT ids and IBAN come from it as they are
     paid_words: bool  # the document says something was paid already
     declared_form: str | None = None  # the legal form a French mention states apart
+    earlier_balances: tuple = ()  # figures of earlier balances the amount due may add
 
 
 def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
@@ -73,7 +74,9 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
         rows[f] = got = field_rows(ctx, f, found.fields[f], pick_value, scores)
         matrices[f] = _matrix(got)
     facts = found.facts
-    return DocumentRows(rows, matrices, rules, facts.paid_words, facts.declared_form)
+    return DocumentRows(
+        rows, matrices, rules, facts.paid_words, facts.declared_form, facts.earlier_balances
+    )
 
 
 def _matrix(rows: list[Row]) -> np.ndarray:

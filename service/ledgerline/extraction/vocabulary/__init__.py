@@ -23,7 +23,8 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   across languages.
 - ``TAX_ABBREVIATIONS``, ``TOTAL_WORDS``, ``SUM_WORDS``, ``EXCLUDING``, ``INCLUDING``: the words of
   totals labels that combine across languages ("MwSt. total", "Summe zzgl. USt.").
-- ``CREDIT_NOTE_TITLES``, ``PAID_WORDS``; ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
+- ``CREDIT_NOTE_TITLES``, ``PAID_WORDS``, ``EARLIER_BALANCES`` (a balance of earlier invoices the
+  amount due adds to this one's total); ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names; ``SIGNED_FOR``, ``SIGNATORIES``: the signature block
@@ -76,13 +77,7 @@ COLUMN_KINDS = (
 )
 # Where a language's data module names something the loader does not know, it is a typo.
 KNOWN_NAMES = frozenset(
-    """MONTH_LOCALES MONTH_NAMES LABELS DOCUMENT_TITLES NUMBERED_TITLES OTHER_DOCUMENT
-    NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
-    OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
-    CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
-    LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES ACCOUNT_HOLDER_LABELS PAGE_TITLES
-    DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES CURRENCY_WORDS NUMBER_SIGN""".split()
+    ["MONTH_LOCALES", "MONTH_NAMES", "LABELS", "DOCUMENT_TITLES", "NUMBERED_TITLES", "OTHER_DOCUMENT", "NUMBERED_NOT_INVOICE", "OTHER_DATE_CONTEXT", "DATE_WORDS", "DATE_PREPOSITIONS", "DATE_ARTICLES", "OTHER_EVENTS", "DATE_CONNECTIVES", "TAX_ABBREVIATIONS", "TOTAL_WORDS", "SUM_WORDS", "EXCLUDING", "INCLUDING", "CREDIT_NOTE_TITLES", "BUYER_CONTEXT", "SELLER_CONTEXT", "SELLER_LABELS", "BUYER_LABELS", "TOTALS_ROWS", "ITEM_SECTIONS", "CARRIED_FORWARD", "GROSS_WORDS", "COLUMN_HEADERS", "NOT_THE_ISSUE_DATE", "PAID_WORDS", "EARLIER_BALANCES", "LEGAL_FORMS", "NOT_NAME", "NAME_LABELS", "NOT_IN_BLOCK", "PERSON_PREFIXES", "ACCOUNT_HOLDER_LABELS", "PAGE_TITLES", "DELIVERY_LABELS", "DECLARED_CAPITAL", "SIGNED_FOR", "SIGNATORIES", "CURRENCY_WORDS", "NUMBER_SIGN"]
 )
 
 
@@ -107,6 +102,7 @@ class Vocabulary:
     tax_included: re.Pattern  # "inkl. MwSt.", "incl. VAT", "s DPH": a figure that includes VAT
     credit_note_titles: re.Pattern
     paid_words: re.Pattern
+    earlier_balance: re.Pattern  # a label cell that starts with it prints an earlier balance
     buyer_context: re.Pattern
     seller_context: re.Pattern
     seller_label: re.Pattern
@@ -328,6 +324,7 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
         ),
         credit_note_titles=rx(r"\b(?:{})\b", "CREDIT_NOTE_TITLES"),
         paid_words=rx(r"\b(?:{})\b", "PAID_WORDS"),
+        earlier_balance=rx(r"^(?:{})\b", "EARLIER_BALANCES"),
         buyer_context=rx(r"\b(?:{})\b", "BUYER_CONTEXT"),
         seller_context=rx(r"\b(?:{})\b", "SELLER_CONTEXT"),
         seller_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "SELLER_LABELS"),

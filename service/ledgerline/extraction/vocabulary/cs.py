@@ -126,6 +126,7 @@ COLUMN_HEADERS = {
 }
 NOT_THE_ISSUE_DATE = ("splatnost", "zdanitelneho", "duzp", "dodani")
 PAID_WORDS = ("uhrazeno", "zaplaceno", r"zaloh[ay]", r"odecet\s+zalohy", r"zaplacena\s+zaloha")
+EARLIER_BALANCES = ("nedoplatek", r"predchozi\s+zustatek")
 
 LEGAL_FORMS = (
     r"s\.\s?r\.\s?o\.?", r"spol\.\s*s\s*r\.\s?o\.?", "sro", r"a\.\s?s\.", r"v\.\s?o\.\s?s\.",

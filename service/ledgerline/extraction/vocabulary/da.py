@@ -132,6 +132,7 @@ NOT_THE_ISSUE_DATE = ("levering", "forfald", "ordre")
 PAID_WORDS = (
     "betalt", r"allerede\s+betalt", "indbetalt", "forudbetaling", r"aconto\w*", "depositum",
 )
+EARLIER_BALANCES = (r"tidligere\s+saldo", "restance")
 
 LEGAL_FORMS = ("a/s", "aps", "i/s", "k/s", "p/s", "ivs", "amba", r"a\.m\.b\.a\.")
 NOT_NAME = (

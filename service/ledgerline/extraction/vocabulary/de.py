@@ -150,6 +150,10 @@ COLUMN_HEADERS = {
 }
 NOT_THE_ISSUE_DATE = ("liefer", "leistung", "bestell", "fallig")
 PAID_WORDS = (r"anzahlung\w*", r"bereits\s+(?:bezahlt|gezahlt)", "geleistete", r"vorauszahlung\w*")
+EARLIER_BALANCES = (
+    r"offene\s+(?:zahlungen|posten|betrage)", r"offener\s+(?:saldo|betrag)", "saldovortrag",
+    r"(?:alter|vorheriger)\s+saldo", r"ruckstand\w*",
+)
 
 LEGAL_FORMS = (
     "gmbh", "ag", "kg", "ohg", "ug", "gbr", r"e\.\s?k\.", "mbh", "se", r"a\.g\.", r"e\.v\.",

@@ -10,7 +10,13 @@ MONTH_NAMES = ()
 
 LABELS = {
     "invoice_number": [
-        (r"\b(?:invoice|inv|bill|tax invoice)\s*{number}\b:?|\binvoice\s*#", 1.0),
+        # "Inv # 4711": a "#" ends no word, so it needs its own alternative; "E-Way Bill No."
+        # numbers the transport document, not the invoice
+        (
+            r"\b(?:invoice|inv|bill|tax invoice)\s*{number}\b:?|\b(?:invoice|inv)\s*#",
+            1.0,
+            {"not_before": "other_document"},
+        ),
         (r"\binvoice number\b|\binvoice no\b", 1.0),
         (r"\bdocument\s*(?:no|number|nr)\b\.?", 0.6),
     ],
@@ -86,7 +92,7 @@ DOCUMENT_TITLES = (r"invoice", r"credit note")
 # A title followed by a number: what "dated …" / "of …" after it refers to.
 NUMBERED_TITLES = ("invoice", "credit note")
 # Words before "No." that make the number another document's.
-OTHER_DOCUMENT = ("original", "referenced", "corrected", "previous")
+OTHER_DOCUMENT = ("original", "referenced", "corrected", "previous", r"e-?way")
 # "<word> No." that numbers something other than the invoice.
 NUMBERED_NOT_INVOICE = ("order", "customer", "client", "tax", "vat", "account", "page", "contract")
 # Context before a date label that makes the date another event's.
@@ -158,6 +164,11 @@ NOT_THE_ISSUE_DATE = ("deliver", "order", "due")
 PAID_WORDS = (
     "prepaid", r"already\s+paid", r"amount\s+paid", r"paid\s+amount", r"payment\s+received",
     "deposit", r"advance\s+payment",
+)
+# An earlier balance the amount due adds to this invoice's total ("Previous balance 80.00").
+EARLIER_BALANCES = (
+    r"previous\s+balance", r"prior\s+balance", r"outstanding\s+balance", r"balance\s+forward",
+    r"past\s+due\s+(?:balance|amount)", "arrears",
 )
 
 # Company names: legal forms, what a name line never holds, sub-labels inside a party block.

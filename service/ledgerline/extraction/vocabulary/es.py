@@ -83,6 +83,7 @@ COLUMN_HEADERS = {
     "unit": (r"^(?:unidad|ud\.?)$",),
 }
 PAID_WORDS = ("pagado", "anticipo")
+EARLIER_BALANCES = (r"saldo\s+(?:anterior|pendiente)",)
 
 LEGAL_FORMS = (r"s\.l\.", "sl", r"s\.a\.u\.", "sa", r"s\.a\.")
 NOT_NAME = ("factura",)

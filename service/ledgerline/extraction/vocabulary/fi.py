@@ -124,6 +124,7 @@ COLUMN_HEADERS = {
 }
 NOT_THE_ISSUE_DATE = ("toimitus", "erapaiva", "tilaus")
 PAID_WORDS = ("maksettu", r"jo\s+maksettu", "ennakkomaksu", "osamaksu")
+EARLIER_BALANCES = (r"(?:edellinen|aiempi)\s+saldo",)
 
 # "Ky", "Ay" and "Tmi" are also syllables of other languages' words: only after a name.
 LEGAL_FORMS = ("oy", "oyj", r"(?<=[^\W\d]\s)(?:ky|ay|tmi|osk)(?=\s*(?:$|,))", r"^tmi(?=\s)")

@@ -125,6 +125,7 @@ COLUMN_HEADERS = {
 }
 NOT_THE_ISSUE_DATE = ("livraison",)
 PAID_WORDS = ("acompte", r"deja\s+(?:paye|regle)", r"montant\s+regle")
+EARLIER_BALANCES = (r"solde\s+(?:precedent|anterieur|reporte)",)
 
 LEGAL_FORMS = ("sarl", r"s\.a\.r\.l\.", "sas", "sasu", "eurl", "sa", r"s\.a\.", "snc", r"s\.n\.c\.")
 NOT_NAME = ("facture", "avoir", "tva", "capital", "siret", "siren", "rcs", "adresse")

@@ -74,6 +74,7 @@ COLUMN_HEADERS = {
     "unit": (r"^(?:u\.?\s?m\.?|unita)$",),
 }
 PAID_WORDS = ("pagato", "acconto", "anticipo")
+EARLIER_BALANCES = (r"saldo\s+precedente", r"arretrat[io]")
 
 LEGAL_FORMS = (r"s\.r\.l\.", "srl", r"s\.p\.a\.", "spa", "snc", r"s\.n\.c\.")
 NOT_NAME = ("fattura",)

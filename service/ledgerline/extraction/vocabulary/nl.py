@@ -86,6 +86,7 @@ COLUMN_HEADERS = {
     "unit": (r"^(?:eenheid|eh)$",),
 }
 PAID_WORDS = ("betaald", "vooruitbetaald", "aanbetaling")
+EARLIER_BALANCES = (r"(?:vorig|openstaand)\s+saldo", r"openstaande\s+posten")
 
 LEGAL_FORMS = (r"b\.v\.", "bv", r"n\.v\.", "nv", r"v\.o\.f\.", "vof")
 NOT_NAME = ("factuur", "btw", "kvk")

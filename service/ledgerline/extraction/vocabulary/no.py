@@ -132,6 +132,7 @@ NOT_THE_ISSUE_DATE = ("levering", "forfall", "ordre")
 PAID_WORDS = (
     "betalt", "innbetalt", r"allerede\s+betalt", r"forskudd\w*", r"a\s+konto",
 )
+EARLIER_BALANCES = (r"tidligere\s+saldo", "restanse")
 
 # "AS", "DA" and "SA" are also words of other languages ("such as"): only after a name.
 LEGAL_FORMS = (

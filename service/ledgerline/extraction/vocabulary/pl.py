@@ -139,6 +139,7 @@ NOT_THE_ISSUE_DATE = ("sprzedazy", "dostawy", r"p[lł]atnosci", "termin")
 PAID_WORDS = (
     r"zap[lł]acono", r"wp[lł]acono", r"zaliczk\w*", r"przedp[lł]at\w*", r"op[lł]acono",
 )
+EARLIER_BALANCES = (r"saldo\s+poprzednie", r"zaleg[lł]osc\w*")
 
 LEGAL_FORMS = (
     r"sp\.?\s?z\s?o\.?\s?o\.?", r"z\s?o\.\s?o\.", r"s\.\s?a\.", r"sp\.\s?j\.", r"sp\.\s?k\.",

@@ -147,6 +147,7 @@ NOT_THE_ISSUE_DATE = ("vencimento", "entrega", "carga", "validade")
 PAID_WORDS = (
     r"(?:valor|montante|ja)\s+pago", "adiantamento", r"pagamento\s+por\s+conta", "sinal",
 )
+EARLIER_BALANCES = (r"saldo\s+(?:anterior|em\s+aberto)",)
 
 LEGAL_FORMS = (r"lda\.?", r"ltda\.?", "unipessoal", "eireli", "s/a", r"s\.\s?a\.")
 NOT_NAME = (

@@ -127,6 +127,7 @@ PAID_WORDS = (
     "betalt", r"redan\s+betalt", "inbetalt", r"forskott\w*", "delbetalning",
     r"erhallen\s+betalning",
 )
+EARLIER_BALANCES = (r"tidigare\s+(?:saldo|skuld)",)
 
 # "AB", "HB" and "KB" are also syllables of other languages' words ("ab Werk"): only after a name.
 LEGAL_FORMS = (
