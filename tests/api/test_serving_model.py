@@ -100,7 +100,9 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
         # A cold fork server preloads for seconds (pdfminer, the official rules, Tesseract's
         # models); a worker warms it before its first claim, and the wait must not stall the loop.
         measure()
+        warming = time.monotonic()
         sandbox.warm()
+        warm_seconds = time.monotonic() - warming
         warm_gap = max(gaps)
         once = time.monotonic()
         sandbox.extract({str(pdf)!r}, "blake3:" + "0" * 64)
@@ -111,13 +113,13 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
                                     for _ in range(3)], raise_error=True)
         numbers = [g.value["fields"]["invoice_number"]["value"] for g in documents]
         report(numbers=numbers, elapsed=time.monotonic() - started, warm_gap=warm_gap,
-               one_extraction=one_extraction)
+               warm_seconds=warm_seconds, one_extraction=one_extraction)
     """)
     assert result["numbers"] == ["INV-9"] * 3
     # Relative bounds: on a loaded machine every gap grows, an extraction's time with it. The
-    # warm-up preloads for seconds; an extraction run on the loop would stall it for its whole
-    # time at least.
-    assert result["warm_gap"] < 0.25, result
+    # warm-up preloads for seconds (3.5 s on an idle machine) and an extraction run on the loop
+    # would stall it for their whole time; one stall of 280 ms was seen in a busy full suite.
+    assert result["warm_gap"] < max(0.25, result["warm_seconds"] / 3), result
     assert result["max_gap"] < max(0.25, result["one_extraction"] / 2), result
 
 
