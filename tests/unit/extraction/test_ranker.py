@@ -183,14 +183,18 @@ def test_due_date_read_from_the_issue_dates_place_is_dropped(make_pdf):
     assert fields["due_date"] is None or fields["due_date"].line != fields["issue_date"].line
 
 
+def _tax_row_sums(found) -> dict:
+    """The tax totals offered as sums of VAT rows, by how many rows from the end they stop."""
+    return {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
+            if c.evidence.kind == "sum_of_tax_rows"}
+
+
 def test_vat_rows_without_a_vat_total_offer_their_sums(make_pdf):
     page = [(350, 760, "Rechnung"), (350, 740, "Rechnungsnummer: 4711"),
             (300, 520, "MwSt. 19 %"), (400, 520, "100,00"), (480, 520, "19,00"),
             (300, 506, "MwSt. 7 %"), (400, 506, "50,00"), (480, 506, "3,50"),
             (300, 480, "Gesamtbetrag"), (480, 480, "172,50")]
-    _dt, found = _doc(make_pdf, page)
-    sums = {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
-            if c.evidence.kind == "sum_of_tax_rows"}
+    sums = _tax_row_sums(_doc(make_pdf, page)[1])
     assert sums == {1: D("22.50"), 2: D("150.00")}
 
 
@@ -276,9 +280,7 @@ def test_a_column_of_vat_amounts_under_a_tax_header_offers_its_sum(make_pdf):
             (300, 526, "-10,00"), (400, 526, "19"), (480, 526, "-1,90"),
             (300, 512, "-5,00"), (400, 512, "7"), (480, 512, "-0,35"),
             (300, 480, "Bruttosumme"), (480, 480, "-17,25")]
-    _dt, found = _doc(make_pdf, page)
-    sums = {c.evidence.facts["from_end"]: c.value for c in found.fields["tax_total"]
-            if c.evidence.kind == "sum_of_tax_rows"}
+    sums = _tax_row_sums(_doc(make_pdf, page)[1])
     assert sums == {0: D("-2.25")}  # never the rates' column (19 + 7)
 
 
