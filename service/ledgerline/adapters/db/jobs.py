@@ -326,12 +326,10 @@ def claim_and_start(conn: Connection, owner: str, lease_seconds: float,
     return _claimed(found, owner, found.storage_key)
 
 
-
-
 @functools.cache
 def _claim_and_start_statement():
     bound = prebuilt.columns(model_calls, "call_id", "operation", "cost", "provider", "model",
-                   "cost_basis")
+                             "cost_basis")
     owner = prebuilt.param("owner", String)
     claimed = _claim_update(owner, prebuilt.param("lease_seconds", Float),
                             prebuilt.param("extractor_versions", String)).cte("claimed")
