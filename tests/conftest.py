@@ -24,6 +24,19 @@ CORPUS = Path(os.environ.get("LEDGERLINE_CORPUS") or REPO.parent / "shared" / "c
 BUCKET = "ledgerline-test"
 TEMPLATE_DB = "ledgerline_template"
 
+# Started first: under pytest-xdist a test of half a minute that starts last keeps one process
+# busy while the others sit idle; started first, the short tests fill in around it.
+LONG_RUNNING = {"e2e", "production", "hostile", "fuzz", "infra"}
+
+
+def pytest_collection_modifyitems(config, items):
+    def long_first(item) -> int:
+        tests = REPO / "tests"
+        part = item.path.relative_to(tests).parts[0] if item.path.is_relative_to(tests) else ""
+        return 0 if part in LONG_RUNNING or item.get_closest_marker("slow") else 1
+
+    items.sort(key=long_first)  # stable: each group keeps its order
+
 
 @contextlib.contextmanager
 def migrated_postgres(template: str = TEMPLATE_DB):

@@ -21,8 +21,14 @@ def ledgerline(env: dict, *args: str, check: bool = True) -> subprocess.Complete
                           text=True, check=check, timeout=120)
 
 
+# The services these tests start read no scans, and Tesseract's models for every language cost
+# each sandbox's fork server about a second of CPU as it starts, which the suite pays a hundred
+# times (OCR through the API is tested in process, with every language).
+SPAWNED_OCR = {"LEDGERLINE_OCR_LANGUAGES": "en"}
+
+
 def service_env(backend, tmp_path: Path, **extra: str) -> dict:
-    env = {**os.environ, **backend.env,
+    env = {**os.environ, **SPAWNED_OCR, **backend.env,
            "LEDGERLINE_DATABASE_URL": backend.database_url,
            "LEDGERLINE_STORAGE_URL": backend.storage_url,
            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}

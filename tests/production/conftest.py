@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import BUCKET, TEMPLATE_DB
+from tests.e2e.service import SPAWNED_OCR
 from tests.production.cluster import build_long_pdf, cluster
 
 LEASE_SECONDS = "3"
@@ -22,6 +23,6 @@ def production(pg_server, s3_server, tmp_path):
     """An empty cluster (a fresh database and S3 prefix, one tenant); the test starts the
     API and worker processes it needs, and they are all stopped at the end."""
     with cluster(pg_server, s3_server, BUCKET, tmp_path / "cluster", template=TEMPLATE_DB,
-                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS) as c:
+                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS, **SPAWNED_OCR) as c:
         c.create_tenant()
         yield c

@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from tests.conftest import migrated_postgres, s3_with_bucket
+from tests.e2e.service import SPAWNED_OCR
 from tests.production.cluster import cluster, text_layer_pdfs, variant, wait_for
 from tests.production.conftest import LEASE_SECONDS
 
@@ -38,7 +39,7 @@ def own_s3():
 @pytest.fixture
 def outage_cluster(own_pg, own_s3, tmp_path):
     with cluster(own_pg, own_s3, BUCKET, tmp_path / "cluster", template=TEMPLATE,
-                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS) as c:
+                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS, **SPAWNED_OCR) as c:
         c.create_tenant()
         yield c
         if not own_s3.is_running():
@@ -203,7 +204,8 @@ def test_a_hung_postgres_turns_into_503_within_seconds_and_no_lease_keeper_hangs
     """A server alive to TCP that answers nothing (SIGSTOP): the client's own deadline ends
     every wait, requests get 503, and a worker whose lease cannot be renewed stops its work."""
     with cluster(own_pg, own_s3, BUCKET, tmp_path / "cluster", template=TEMPLATE,
-                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS, LEDGERLINE_DB_TIMEOUT_SECONDS="1") as c:
+                 LEDGERLINE_LEASE_SECONDS=LEASE_SECONDS, LEDGERLINE_DB_TIMEOUT_SECONDS="1",
+                 **SPAWNED_OCR) as c:
         c.create_tenant()
         c.start_api(1)
         worker = c.start_worker()
