@@ -43,8 +43,10 @@ class BoundedGeventWorker(GeventWorker):
         # gunicorn reads each request's headers inside this context (keep-alive loop). A
         # connection waiting here holds no request yet; on shutdown it is closed at once (as
         # gunicorn's other workers do), else each idle keep-alive client held the process for
-        # the header timeout.
-        timeout = gevent.Timeout(self.settings.header_timeout_seconds, False)
+        # the header timeout. One that comes back here only after the shutdown began (its
+        # request was still being answered when the signal came) is not waited for either.
+        timeout = gevent.Timeout(self.settings.header_timeout_seconds if self.alive else 0,
+                                 False)
         reader = gevent.getcurrent()
         self._between_requests[reader] = timeout
         try:
