@@ -17,11 +17,13 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.specs.openapi.checks import negative_data_rejection
 
 from ledgerline.http.docs import openapi_document
 from ledgerline.service_layer.worker import Worker
 from tests.fakes import pdf_bytes
-from tests.property.support import examples
+from tests.property.support import examples, fuzz_scale
 
 # Beyond the checks' defaults, a well-formed request may be answered with what the schema
 # cannot express: 409 (a retry of an invoice that did not fail), 413 (too large), 415 (bytes
@@ -101,14 +103,19 @@ def _one_day_or_a_range(case) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=examples(50), deadline=None,
+# The suite's run is the same examples every time: schemathesis's check that a negative case is
+# refused now and then labels a valid request negative (shrinking, say, can drop the part that
+# made it invalid), and such a false alarm must not come and go with the seed. Longer runs
+# (LEDGERLINE_FUZZ_SCALE) explore at random.
+@settings(max_examples=examples(50), deadline=None, derandomize=fuzz_scale() == 1,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
 def test_every_answer_to_every_role_is_documented(case, api):
     app, keys, invoice_id, cursor, webhook_id = api
     case.operation.schema.app = app  # also for the probes some checks send on their own
     positive = case.meta is not None and case.meta.generation.mode.is_positive
-    if positive and next(_aim) % 2 and case.path_parameters:
+    # Only a parameter the operation has: one added to another's path makes its case negative.
+    if positive and next(_aim) % 2 and "account" in (case.path_parameters or {}):
         case.path_parameters["account"] = "acme"
         if "invoice_id" in case.path_parameters:
             # A deletion gets an invoice of its own, so that the others keep theirs.
@@ -120,5 +127,19 @@ def test_every_answer_to_every_role_is_documented(case, api):
         case.query["cursor"] = cursor  # a made-up cursor is rightly 400 (test_security.py)
     if positive and case.path == "/v1/reports/duplicates":
         _one_day_or_a_range(case)
+    # Every call replaces the Authorization header with a role's key, so a negation of that
+    # header (removed, or no bearer key) never reaches the service; the check that a negative
+    # case is refused would then judge a request that carried no negation at all.
+    excluded = [negative_data_rejection] if _negates_the_key(case) else []
     for role in ROLES:
-        case.call_and_validate(app=app, headers={"Authorization": f"Bearer {keys[role]}"})
+        case.call_and_validate(app=app, headers={"Authorization": f"Bearer {keys[role]}"},
+                               excluded_checks=excluded)
+
+
+def _negates_the_key(case) -> bool:
+    meta = case.meta
+    if meta is None or not meta.is_negative_at(ParameterLocation.HEADER):
+        return False
+    sent = {name.lower(): value for name, value in (case.headers or {}).items()}
+    key = sent.get("authorization")
+    return not (isinstance(key, str) and key.startswith("Bearer "))

@@ -18,7 +18,11 @@ _names = itertools.count()
 
 def examples(n: int) -> int:
     """CI's example count, times LEDGERLINE_FUZZ_SCALE for longer runs (README, "Fuzzing")."""
-    return n * max(1, int(os.environ.get("LEDGERLINE_FUZZ_SCALE", "1")))
+    return n * fuzz_scale()
+
+
+def fuzz_scale() -> int:
+    return max(1, int(os.environ.get("LEDGERLINE_FUZZ_SCALE", "1")))
 
 
 def fresh_account(prefix: str) -> str:
