@@ -375,6 +375,7 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
         versions = model.versions.label
         seed_jobs(c, per_op, key, "ops", versions)
         steps = {name: [] for name in ("claim_and_start", "renew", "publish_and_finish")}
+        fetches: list[float] = []
         lease = 30.0
         for _ in range(per_op):
             opening = job_table.CallOpening(job_table.new_id("call"), "extract_invoice", PRICE)
@@ -394,7 +395,14 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
             t4 = time.perf_counter()
             for name, took in zip(steps, (t1 - t0, t2 - t1, t4 - t3)):
                 steps[name].append(took)
+            # What the worker does between its claim and the model call, timed apart: the
+            # original's fetch from S3 through boto3, as Attempt._fetch makes it.
+            with tempfile.TemporaryFile() as f:
+                t5 = time.perf_counter()
+                c.store.get_to_file(key, f)
+                fetches.append(time.perf_counter() - t5)
         out["steps_ms"] = {name: statistics.median(v) * 1000 for name, v in steps.items()}
+        out["fetch_ms"] = statistics.median(fetches) * 1000
         totals = [sum(v[i] for v in steps.values()) for i in range(per_op)]
         out["per_job_ms"] = statistics.median(totals) * 1000
         out["per_job_jobs"] = per_op
@@ -414,6 +422,7 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
                 out["peer"][concurrency] = procrastinate_jobs_per_second(
                     peer_db, throughput_jobs, concurrency, first=not out["peer"])
         out["throughput_jobs"] = throughput_jobs
+        out["file_bytes"] = sample.stat().st_size
         failed = c.scalar("SELECT count(*) FROM jobs WHERE status <> 'completed'")
         assert failed == 0, f"{failed} queue jobs did not complete"
     return out
@@ -574,6 +583,11 @@ def render(results: dict) -> str:
         rows.append(("queue: claim+start, renew, publish+finish per job (PG)",
                      f"{q['per_job_ms']:.1f} ms", steps + " ms", ""))
         jps = q["jobs_per_second"]
+        if "fetch_ms" in q:
+            whole = 1000 / q["peer"][1]["jobs_per_second"]
+            rows.append((f"queue: the original's fetch per job (S3 GetObject, boto3, "
+                         f"{q['file_bytes'] // 1024} KiB)", f"{q['fetch_ms']:.1f} ms",
+                         f"{whole:.1f} ms a whole procrastinate no-op job", ""))
         for concurrency, peer in sorted(q["peer"].items()):
             ours = jps[(1, concurrency)]
             rows.append((f"queue: jobs/s, 1 worker process, concurrency {concurrency} "
