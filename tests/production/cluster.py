@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 import requests
 from sqlalchemy import text
 
@@ -327,10 +328,11 @@ def cluster(pg, s3, bucket: str, workdir: Path, *, template: str,
 # -- documents ----------------------------------------------------------------------------
 
 def text_layer_pdfs(*, embedded_xml: bool | None = None) -> list[Path]:
-    """Corpus PDFs with a text layer, smallest first."""
+    """Corpus PDFs with a text layer, smallest first. Without the corpus (../shared) a test
+    that needs them is skipped (the benchmark, which needs them too, stops with the same words)."""
     manifest = CORPUS / "MANIFEST.tsv"
     if not manifest.exists():
-        raise FileNotFoundError(f"invoice corpus not found at {CORPUS}")
+        pytest.skip(f"invoice corpus not found at {CORPUS}")
     with manifest.open() as f:
         rows = [r for r in csv.DictReader(f, delimiter="\t") if r["has_text_layer"] == "yes"]
     if embedded_xml is not None:
