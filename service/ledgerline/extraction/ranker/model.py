@@ -132,23 +132,23 @@ def _name_core(name) -> str:
     return re.sub(r"[\W_]+", "", V.legal_form.sub("", fold(str(name))))
 
 
+def _labelled(row: Row) -> bool:
+    """Does a place of the row's value stand in a labelled party block?"""
+    return any(c.evidence.kind == PARTY_LABEL for c in row.cands)
+
+
 def _labelled_spelling(value, row: Row | None, rows: list[Row], p: np.ndarray):
     """The spelling of a chosen name that the party's labelled block prints. A company's name
     appears in several places (letterhead, footer, register details, the block under "Seller"),
     with or without its legal form, in capitals or not; the ranker says which name is the
     party's, and the labelled block is where the invoice states the party, so among the
     spellings of that name it is the one given."""
-    if row is None or any(c.evidence.kind == PARTY_LABEL for c in row.cands):
+    if row is None or _labelled(row):
         return value, row
     core = _name_core(value)
-    spellings = [
-        (q, r)
-        for r, q in zip(rows, p, strict=True)
-        if r.value is not None
-        and r.value != value
-        and any(c.evidence.kind == PARTY_LABEL for c in r.cands)
-        and _name_core(r.value) == core
-    ]
+    spellings = [(q, r) for r, q in zip(rows, p, strict=True)
+                 if r.value is not None and r.value != value and _labelled(r)
+                 and _name_core(r.value) == core]
     if not core or not spellings:
         return value, row
     _q, best = max(spellings, key=lambda s: s[0])
