@@ -583,11 +583,11 @@ def render(results: dict) -> str:
         rows.append(("queue: claim+start, renew, publish+finish per job (PG)",
                      f"{q['per_job_ms']:.1f} ms", steps + " ms", ""))
         jps = q["jobs_per_second"]
-        if "fetch_ms" in q:
-            whole = 1000 / q["peer"][1]["jobs_per_second"]
-            rows.append((f"queue: the original's fetch per job (S3 GetObject, boto3, "
-                         f"{q['file_bytes'] // 1024} KiB)", f"{q['fetch_ms']:.1f} ms",
-                         f"{whole:.1f} ms a whole procrastinate no-op job", ""))
+        kib = q["file_bytes"] // 1024
+        fetch = f"queue: the original's fetch per job (S3 GetObject, boto3, {kib} KiB)"
+        whole = 1000 / q["peer"][1]["jobs_per_second"]
+        rows.append((fetch, f"{q['fetch_ms']:.1f} ms",
+                     f"{whole:.1f} ms a whole procrastinate no-op job", ""))
         for concurrency, peer in sorted(q["peer"].items()):
             ours = jps[(1, concurrency)]
             rows.append((f"queue: jobs/s, 1 worker process, concurrency {concurrency} "

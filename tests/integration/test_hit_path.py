@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import delete, event, select
 
 from ledgerline.adapters.db.engine import transaction
-from ledgerline.domain.duplicates import SAME_FILE_SHOWN
 from ledgerline.adapters.db.tables import blobs, invoices
+from ledgerline.domain.duplicates import SAME_FILE_SHOWN
 from ledgerline.http import auth
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker

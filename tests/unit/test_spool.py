@@ -29,7 +29,8 @@ class Trickling(io.BytesIO):
         return super().read(min(n, 1000) if n > 0 else 1000)
 
 
-@pytest.mark.parametrize("size", [2000, IN_MEMORY_BYTES, IN_MEMORY_BYTES + 1, 2 * IN_MEMORY_BYTES + 5])
+@pytest.mark.parametrize("size", [2000, IN_MEMORY_BYTES, IN_MEMORY_BYTES + 1,
+                                  2 * IN_MEMORY_BYTES + 5])
 def test_a_small_upload_writes_no_file_until_one_is_asked_for(tmp_path, size):
     body = PDF[:size]
     spooled = spool(Trickling(body), max_bytes=10**7, directory=str(tmp_path))
