@@ -10,9 +10,11 @@ and `tests/fuzz/test_fuzz_bounded.py` replays it on every run from then on.
     .venv/bin/python fuzz/extract_fuzz.py -max_total_time=3600 -timeout=60 -rss_limit_mb=2048 \
         -artifact_prefix=var/fuzz/ var/fuzz/work var/fuzz/seeds
 
-`--seed DIR` writes a few generated sample invoices into DIR, and copies a few small PDFs of
-the invoice corpus beside them where `../shared/corpus` exists (any directory of PDFs will do);
-`var/fuzz/work` (create it first) collects the inputs that reached new code.
+`--seed DIR` writes a few generated sample invoices into DIR, with every input that ever
+crashed extraction (`tests/fuzz/regressions/`: the fuzzer starts from what once broke it), and
+copies a few small PDFs of the invoice corpus beside them where `../shared/corpus` exists (any
+directory of PDFs will do); `var/fuzz/work` (create it first) collects the inputs that reached
+new code.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from pathlib import Path
 
 CONTENT_HASH = "blake3:" + "0" * 64
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
+REGRESSIONS = Path(__file__).resolve().parents[1] / "tests" / "fuzz" / "regressions"
 # Small text-layer PDFs of different producers, embedded XML included (AzureInterior).
 SEEDS = ("invoice2data/tests/compare/SammyMaystoneLinesTest.pdf",
          "invoice2data/tests/compare/oyo.pdf",
@@ -56,6 +59,10 @@ def write_seeds(directory: str | os.PathLike) -> list[Path]:
     for seed, lang in SAMPLE_SEEDS:
         target = out / f"sample-{lang}-{seed}.pdf"
         target.write_bytes(generate(seed, lang=lang)[0])
+        written.append(target)
+    for crash in sorted(REGRESSIONS.glob("crash-*")):
+        target = out / crash.name
+        shutil.copyfile(crash, target)
         written.append(target)
     for name in SEEDS:
         source = CORPUS / name

@@ -3,7 +3,7 @@ text layer always, OCR (``ocr/``) for scans and photos and for PDF pages without
 
 Public interface used by the rest of the service::
 
-    extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None) -> dict   # invoice-v1
+    extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None) -> dict   # invoice-v2
                         # document of the PDF, image or e-invoice XML at path (told by content)
     preprocessing_version(ocr=None) -> str   # PREPROCESSING_VERSION + the OCR engine's tag
     ExtractionError(code, message, transient=False)
@@ -55,15 +55,15 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES):
 def extract_pdf(
     path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True, ocr=None
 ) -> dict:
-    """Extract the invoice-v1 document from the PDF, image or e-invoice XML at ``path`` (told by
+    """Extract the invoice-v2 document from the PDF, image or e-invoice XML at ``path`` (told by
     content); ``ocr`` is an :class:`ocr.OcrOptions` (default: every language, 300 dpi).
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
     ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for images ``image_malformed``,
     ``image_too_large``, ``image_too_many_pages``, ``image_resolution_too_low``,
     ``ocr_unavailable``; for XML ``xml_malformed``, ``xml_too_large``, ``xml_too_deep``,
-    ``xml_external_entity``, ``xml_entity_expansion``, ``xml_dtd_refused``,
-    ``xml_not_an_invoice``).
+    ``xml_too_many_attributes``, ``xml_name_too_long``, ``xml_external_entity``,
+    ``xml_entity_expansion``, ``xml_dtd_refused``, ``xml_not_an_invoice``).
     """
     from ..formats import Format, detect_file
     from .pipeline import extract, extract_xml

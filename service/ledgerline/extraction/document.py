@@ -1,4 +1,4 @@
-"""Building the invoice-v1 output document (plain JSON-serialisable dict)."""
+"""Building the invoice-v2 output document (plain JSON-serialisable dict)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,16 @@ from decimal import Decimal, localcontext
 
 from .values.amounts import format_amount
 
-SCHEMA_VERSION = "invoice-v1"
-# Where a document's fields were read: the values of invoice-v1's `source`.
+# invoice-v2: the document type, a credit note's amounts negative, the invoice it corrects
+SCHEMA_VERSION = "invoice-v2"
+DOCUMENT_TYPES = ("invoice", "credit_note")
+# Where a document's fields were read: the values of invoice-v2's `source`.
 SOURCES = ("embedded_xml", "text_layer", "ocr", "xml")
 
 FIELD_NAMES = (
+    "document_type",
     "invoice_number",
+    "preceding_invoice_number",
     "issue_date",
     "due_date",
     "currency",

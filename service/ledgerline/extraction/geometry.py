@@ -51,7 +51,8 @@ class DocText:
             self.by_page.setdefault(ln.page, []).append(i)
 
     def _month_first(self) -> bool:
-        """US-style m/d/y dates?  Decided by the document's own unambiguous dates first."""
+        """US-style m/d/y dates?  Decided by the document's own unambiguous dates first
+        (``date_order_settled`` says whether they did)."""
         votes_md = votes_dm = 0
         for a, b in _SLASH_DATE.findall(self.full_text):
             a, b = int(a), int(b)
@@ -59,6 +60,7 @@ class DocText:
                 votes_md += 1
             elif b <= 12 < a <= 31:
                 votes_dm += 1
+        self.date_order_settled = votes_md != votes_dm
         if votes_md != votes_dm:
             return votes_md > votes_dm
         us_money = "$" in self.full_text or "usd" in self.full_folded

@@ -1,6 +1,6 @@
 """Text normalisation shared by sources and finders.
 
-``normalise_spaces`` is applied by the sources to everything they read; ``fold`` gives the
+``normalise_text`` is applied by the sources to everything they read; ``fold`` gives the
 lower-case, accent-free copy that vocabulary patterns are written against. Folding keeps the
 length of the text, so a match offset in the folded copy is the same offset in the printed line.
 """
@@ -13,12 +13,15 @@ from functools import lru_cache
 
 _SPACES = "\u00a0\u202f\u2009\u2007\u2008\u200a"
 _SPACE_RE = re.compile(f"[{_SPACES}]")
+# The Unicode hyphen and non-breaking hyphen print as "-" and join the parts of identifiers and
+# dates ("IOPOLE‐jdz7", "18‐08‐2026") as it does; dashes and the minus sign keep their meaning.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
 
 
-def normalise_spaces(text: str) -> str:
-    """NFC-normalise and turn the many Unicode spaces into plain spaces."""
+def normalise_text(text: str) -> str:
+    """NFC-normalise, turn the many Unicode spaces into plain spaces and hyphens into "-"."""
     text = unicodedata.normalize("NFC", text)
-    return _SPACE_RE.sub(" ", text)
+    return _SPACE_RE.sub(" ", text).translate(_HYPHENS)
 
 
 @lru_cache(maxsize=4096)

@@ -91,6 +91,8 @@ def br_co_17_row(basis, amount, rate) -> bool:
 
 def _br_co_15(net, tax, gross, derived) -> dict:
     text = "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)"
+    if tax is None and net is not None and net == gross and not derived:
+        return _result("BR-CO-15", "pass", f"no VAT total printed: net total = gross total {gross}")
     computed = [name for name in ("net_total", "tax_total", "gross_total") if name in derived]
     if not computed or None in (net, tax, gross):
         return _eq_rule("BR-CO-15", gross, None if net is None or tax is None else net + tax, text)
@@ -290,12 +292,14 @@ def apply_to_confidence(validations: list[dict], field_conf: dict) -> list[str]:
     """Lower confidence of fields involved in failed rules; return review reasons."""
     reasons = []
     for v in validations:
+        names = ", ".join(RULE_FIELDS.get(v["rule"], ()))
+        about = f"{names}: " if names else ""
         if v["status"] == "skipped" and v["rule"] in MUST_RUN:
-            reasons.append(f"{v['rule']} not checked: {v['detail']}")
+            reasons.append(f"{about}{v['rule']} not checked: {v['detail']}")
         if v["status"] != "fail" or v["rule"] == "EN16931":  # its failed rules speak for it
             continue
         for name in RULE_FIELDS.get(v["rule"], ()):
             if name in field_conf and field_conf[name] is not None:
                 field_conf[name] = round(field_conf[name] * PENALTY, 3)
-        reasons.append(f"{v['rule']} failed: {v['detail']}")
+        reasons.append(f"{about}{v['rule']} failed: {v['detail']}")
     return reasons

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import stdnum
 
-from .checks import RULESET_VERSION
+from .checks import ENGINE_LIMITS, RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .sources.pdf_layout import LAYOUT_PARAMS, MAX_PAGES
 from .vocabulary import LANGUAGES
 
 # The learned ranker's file (see ranker/model.py): another model, another cache key.
 RANKER_MODEL = Path(__file__).parent / "ranker" / "model.json.gz"
-RANKER_FORMAT = "ledgerline-ranker-1"
+RANKER_FORMAT = "ledgerline-ranker-2"  # 2: calibrators on evidence, acceptance thresholds
 
 
 def file_digest(path: Path) -> str:
@@ -35,14 +35,17 @@ def file_digest(path: Path) -> str:
         return "missing"
 
 
-PREPROCESSING_VERSION = "pdfminer-lines-2026.11.2"
-MODEL_VERSION = "ranker-2026.12.1"
+PREPROCESSING_VERSION = "pdfminer-lines-2026.12.3"  # form fields, Unicode hyphens
+MODEL_VERSION = "ranker-2026.12.3"
 MODEL_CONFIG: dict = {
     # the learned ranker's file: another model, another cache key
     "ranker": {"format": RANKER_FORMAT, "sha256": file_digest(RANKER_MODEL)},
     "embedded_xml": True,
     "xml_syntaxes": ["CII", "CII-ZUGFeRD1", "UBL", "KSeF"],
     "official_rules": RULESET_VERSION,  # the EN 16931 / XRechnung schematron run on the XML
+    # what the rules' engine could not read is refused before it; numbers are xs:decimal only;
+    # rules that could not run ask for review
+    "xml_limits": {**ENGINE_LIMITS, "numbers": "xs:decimal", "rules_not_run": "review"},
     "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
     "languages": list(LANGUAGES),

@@ -33,6 +33,7 @@ P_ORDER_NUMBER = 0.5
 P_CUSTOMER_NUMBER = 0.6
 P_DELIVERY_NOTE = 0.2
 P_BUYER_VAT = 0.6
+P_CREDIT_NOTE = 0.08  # a credit note: a title of its own, the invoice it credits, no payment
 EU = {"DE", "AT", "FR", "ES", "IT", "NL", "PL", "CZ", "PT", "SE", "DK", "FI", "IE"}
 DELIVERY_DATE_LANGS = {"pl": 0.95, "cs": 0.9}   # sale date / DUZP are printed nearly always
 FIRST_ISSUE_DATE = dt.date(2023, 1, 2)
@@ -216,3 +217,18 @@ def _reference(rng: random.Random, cc: str, number: str) -> str | None:
     if cc in ("FI", "BE", "NL", "DE", "AT", "IT", "ES", "PT", "FR", "SE") and draw < 0.25:
         return ids.creditor_reference(rng)
     return None
+
+
+def as_credit_note(rng: random.Random, inv: Invoice, lang: Language) -> Invoice:
+    """The invoice as a credit note of an earlier one: the same lines and totals printed as
+    they are (positive, as most credit notes print them), nothing paid, no due date."""
+    totals = compute_totals(list(inv.lines), prices_include_vat=inv.prices_include_vat,
+                            discount_pct=inv.discount_pct)
+    earlier = inv.issue_date - dt.timedelta(days=rng.randint(5, 120))
+    return dataclasses.replace(
+        inv, credit_note=True, preceding_number=_invoice_number(rng, lang, earlier),
+        totals=totals, due_date=None, prepaid_date=None,
+        features=(*(f for f in inv.features
+                    if f not in ("prepaid", "partial_payment", "voucher", "rounding")),
+                  "credit_note"),
+    )

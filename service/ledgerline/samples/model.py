@@ -140,3 +140,5 @@ class Invoice:
     reverse_charge: bool = False
     has_vat: bool = True
     features: tuple[str, ...] = ()
+    credit_note: bool = False          # money owed to the buyer (build.as_credit_note)
+    preceding_number: str | None = None  # the invoice a credit note credits

@@ -140,6 +140,9 @@ def meta_pairs(ctx: Ctx, *, with_due: bool = True) -> list[tuple[str, str]]:
     """(label, value) of the document's numbers and dates, the order drawn per invoice."""
     inv, fmt = ctx.inv, ctx.fmt
     numbers = [("invoice_number", ctx.show("invoice_number", inv.number))]
+    if inv.preceding_number:  # a credit note names the invoice it credits
+        numbers.append(("preceding_invoice",
+                        ctx.show("preceding_invoice_number", inv.preceding_number)))
     near = []
     if inv.customer_number:
         near.append(("customer_number", inv.customer_number))
@@ -294,7 +297,11 @@ def lines_table(ctx: Ctx, lines, columns: list[str], *, start: int = 1,
     width = width or ctx.width
     size = size or ctx.look.size - 0.5
     desc_style = ParagraphStyle("d", fontName=ctx.look.regular, fontSize=size, leading=size * 1.2)
-    head_style = ParagraphStyle("h", fontName=ctx.look.bold, fontSize=size, leading=size * 1.2)
+    # A table style's TEXTCOLOR does not reach a Paragraph: a header on a coloured band
+    # ("zebra") is given its white here, or it prints black on the band, unreadable on paper.
+    head_colour = colors.white if ctx.look.table == "zebra" else colors.black
+    head_style = ParagraphStyle("h", fontName=ctx.look.bold, fontSize=size, leading=size * 1.2,
+                                textColor=head_colour)
     head_right = ParagraphStyle("hr", parent=head_style, alignment=TA_RIGHT)
     rows = [[Paragraph(escape(_header(ctx, c)), head_right if c in NUMERIC else head_style)
              for c in columns]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-GENERATOR_VERSION = "samples-2026.12.1"   # bump whenever the same seed gives other output
+GENERATOR_VERSION = "samples-2026.12.4"  # bump whenever the same seed gives other output
 
 
 def number(value: Decimal | None):
@@ -21,8 +21,14 @@ def number(value: Decimal | None):
 
 
 def truth_of(ctx, *, seed: int, template: str, pages: int) -> dict:
+    """A credit note's totals, amount due and line net amounts are negative (money owed to the
+    buyer, as invoice-v2 gives them), whatever the page prints."""
     inv, t, printed = ctx.inv, ctx.inv.totals, ctx.printed
+    sign = -1 if inv.credit_note else 1
     return {
+        "document_type": "credit_note" if inv.credit_note else "invoice",
+        "preceding_invoice_number": inv.preceding_number
+        if "preceding_invoice_number" in printed else None,
         "invoice_number": inv.number,
         "issue_date": inv.issue_date.isoformat(),
         "due_date": inv.due_date.isoformat() if "due_date" in printed else None,
@@ -31,11 +37,11 @@ def truth_of(ctx, *, seed: int, template: str, pages: int) -> dict:
         "buyer_name": inv.buyer.name,
         "buyer_vat_id": inv.buyer.vat_compact if "buyer_vat_id" in printed else None,
         "currency": inv.currency,
-        "net_total": number(t.net),
-        "tax_total": number(t.tax),
-        "gross_total": number(t.gross),
-        "amount_due": number(t.due),
-        "line_items": [_line(line, inv.prices_include_vat) for line in inv.lines],
+        "net_total": number(sign * t.net),
+        "tax_total": number(sign * t.tax),
+        "gross_total": number(sign * t.gross),
+        "amount_due": number(sign * t.due),
+        "line_items": [_line(line, inv.prices_include_vat, sign) for line in inv.lines],
         "purchase_order": inv.order_number if "purchase_order" in printed else None,
         "iban": inv.bank.iban if inv.bank and "iban" in printed else None,
         "_printed": dict(sorted(printed.items())),
@@ -51,10 +57,10 @@ def truth_of(ctx, *, seed: int, template: str, pages: int) -> dict:
     }
 
 
-def _line(line, inclusive: bool) -> dict:
+def _line(line, inclusive: bool, sign: int = 1) -> dict:
     item = {"name": line.name, "quantity": number(line.quantity),
             "unit_price_net": None if inclusive else number(line.unit_price),
-            "net_amount": None if inclusive else number(line.amount),
+            "net_amount": None if inclusive else number(sign * line.amount),
             "vat_rate": number(line.vat_rate)}
     if inclusive:   # net line values are not printed on VAT-inclusive invoices
         item["_unit_price_gross"] = number(line.unit_price)

@@ -15,7 +15,7 @@ except ImportError:  # pragma: no cover - depends on how the venv was set up
     sys.path.insert(0, str(ROOT / "service"))
 
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
-SCHEMA_PATH = ROOT / "schemas" / "invoice-v1.schema.json"
+SCHEMA_PATH = ROOT / "schemas" / "invoice-v2.schema.json"
 
 
 @pytest.fixture(scope="session")

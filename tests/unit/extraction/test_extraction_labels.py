@@ -182,6 +182,10 @@ def test_read_id(segment, expected):
     assert read_id(segment)[0] == expected
 
 
-@pytest.mark.parametrize("segment", [" Summary", " 05.03.2018", " 1.234,56", ""])
+@pytest.mark.parametrize("segment", [" Summary", " 1.234,56", ""])
 def test_read_id_rejects(segment):
     assert read_id(segment) is None
+
+
+def test_read_id_reads_a_date_shaped_number_less_surely():
+    assert read_id(" 05.03.2018")[3] < read_id(" RE-2024/12")[3] == 1.0

@@ -44,6 +44,15 @@ def test_parse_amount(text, expected):
     assert parse_amount(text) == Decimal(expected)
 
 
+@pytest.mark.parametrize("text,expected", [("1.234.56", "1234.56"), ("1,234,56", "1234.56"),
+                                           ("$10.688.75", "10688.75"), ("1.234.567", "1234567")])
+def test_a_repeated_separator_before_two_decimals_is_their_separator(text, expected):
+    # OCR reads the comma of 10,688.75 as a point: the last group is no group of three
+    assert parse_amount(text) == Decimal(expected)
+    (found,) = find_amounts(f"Total due {text}")
+    assert found[0] == Decimal(expected) and found[3] == (expected != "1234567")
+
+
 def test_parse_amount_uses_decimal_hint_for_three_decimals():
     assert parse_amount("1,234", decimal_hint=",") == Decimal("1.234")
     assert parse_amount("1.234", decimal_hint=".") == Decimal("1.234")
@@ -86,10 +95,18 @@ def test_guess_decimal_separator():
         ("12 maart 2021", "2021-03-12"),
         ("7 giugno 2019", "2019-06-07"),
         ("20-Oct-2015", "2015-10-20"),
+        # a month glued to its day, as OCR reads a narrow space
+        ("Oct20, 2015", "2015-10-20"),
+        ("Jul27,2017", "2017-07-27"),
+        ("27Jul2017", "2017-07-27"),
     ],
 )
 def test_parse_date(text, expected):
     assert parse_date(text) == dt.date.fromisoformat(expected)
+
+
+def test_a_month_and_year_alone_are_no_date():
+    assert parse_date("Mar 2024") is None and parse_date("Dec2024") is None
 
 
 def test_parse_date_month_first_only_when_asked():

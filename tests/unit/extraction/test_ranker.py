@@ -1,5 +1,5 @@
 """The field ranker's pieces without the corpus: features, the joint choice of the totals,
-calibration, the model file and reproducible training on generated invoices."""
+confidence from evidence, the model file and reproducible training on generated invoices."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from ledgerline.extraction import MODEL_CONFIG, model_config_digest, parse_pdf
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
-from ledgerline.extraction.ranker import calibration, choose, joint
+from ledgerline.extraction.ranker import choose, confidence, joint
 from ledgerline.extraction.ranker import model as ranker_model
 from ledgerline.extraction.ranker.features import CLASS_INDEX, FEATURE_INDEX, FEATURE_NAMES
 from ledgerline.extraction.ranker.rows import RANKED_FIELDS, document_rows
@@ -111,28 +111,50 @@ def test_a_field_without_a_likely_value_stays_empty():
     assert joint.choose_field(weak).value is None
 
 
-def test_calibration_is_monotone_and_a_lower_bound():
-    raw = [k / 100 for k in range(100)]
-    right = [p > 0.5 for p in raw]
-    cal = calibration.fit(raw, right)
-    ys = [cal(p) for p in raw]
-    assert ys == sorted(ys)
-    assert cal(0.1) < 0.1 and 0.85 < cal(0.99) < 1.0  # 49 right of 49: not certainty
-    assert calibration.Calibration.from_json(cal.to_json()) == cal
-    more = calibration.fit(raw * 4, right * 4)
-    assert more(0.99) > cal(0.99)  # more outcomes, a tighter bound
-    assert calibration.wilson_lower(5, 5) < 0.5 < calibration.wilson_lower(100, 100)
+def _evidence(p, *, margin=0.5, label=1.0, places=1, arithmetic=0.0, derived=False):
+    return confidence.evidence(p, margin, label, places, arithmetic, derived)
 
 
-def test_calibration_weighs_outcomes_by_their_source():
+def test_confidence_rises_with_the_probability_and_with_the_evidence():
+    # right where the ranker was sure and a label named the value
+    xs, right = [], []
+    for k in range(200):
+        p, label = (k % 100) / 100, float(k % 3 != 0)
+        xs.append(_evidence(p, label=label))
+        right.append(p > 0.4 and (label or p > 0.8))
+    cal = confidence.fit(xs, right, [1.0] * len(xs))
+    ys = [cal(_evidence(k / 100)) for k in range(100)]
+    assert ys == sorted(ys) and ys[5] < 0.3 and ys[95] > 0.7
+    # the same probability, different evidence: different confidences
+    assert cal(_evidence(0.6, label=0.0)) < cal(_evidence(0.6, label=1.0))
+    assert confidence.Calibrator.from_json(cal.to_json()) == cal
+
+
+def test_confidence_weighs_outcomes_by_their_source():
     # a big source that is always right, a few small ones that are right half the time
-    raw = [0.95] * 200 + [0.95] * 20
-    right = [True] * 200 + [k % 2 == 0 for k in range(20)]
-    plain = calibration.fit(raw, right)
-    weighted = calibration.fit(raw, right, [1 / 200**0.5] * 200 + [1.0] * 20)
-    assert weighted(0.95) < plain(0.95)
-    unfitted = calibration.fit([0.9] * 5, [True] * 5)
-    assert unfitted(0.9) == pytest.approx(0.9 * calibration.UNFITTED_SHRINK)
+    xs = [_evidence(0.95)] * 200 + [_evidence(0.95)] * 20 + [_evidence(0.2)] * 20
+    right = [True] * 200 + [k % 2 == 0 for k in range(20)] + [False] * 20
+    plain = confidence.fit(xs, right, [1.0] * len(xs))
+    weighted = confidence.fit(xs, right, [1 / 200**0.5] * 200 + [1.0] * 40)
+    assert weighted(_evidence(0.95)) < plain(_evidence(0.95))
+
+
+def test_too_few_outcomes_or_no_wrong_one_leave_the_probability_shrunk():
+    unfitted = confidence.fit([_evidence(0.9)] * 5, [True] * 5, [1.0] * 5)
+    assert unfitted(_evidence(0.9)) == pytest.approx(0.9 * confidence.UNFITTED_SHRINK, abs=1e-3)
+    never_wrong = confidence.fit([_evidence(0.9)] * 50, [True] * 50, [1.0] * 50)
+    assert never_wrong == confidence.Calibrator()
+
+
+def test_the_acceptance_threshold_is_above_every_wrong_value():
+    confs = [0.99, 0.97, 0.95, 0.93, 0.91, 0.9, 0.8, 0.7]
+    right = [True, True, True, True, True, False, True, False]
+    assert confidence.accept_threshold(confs, right, [1.0] * 8) == 0.91
+    # too little right weight above the last wrong value: never taken unseen
+    assert confidence.accept_threshold(confs, right, [0.5] * 8) == confidence.NEVER
+    # a wrong value as sure as the surest right one
+    assert confidence.accept_threshold([0.9] * 6, [True] * 5 + [False], [1.0] * 6) == (
+        confidence.NEVER)
 
 
 def test_the_model_file_is_small_versioned_and_checked(tmp_path):
@@ -144,7 +166,8 @@ def test_the_model_file_is_small_versioned_and_checked(tmp_path):
         mp.setitem(MODEL_CONFIG, "ranker", {**MODEL_CONFIG["ranker"], "sha256": "0" * 64})
         assert model_config_digest() != digest
     data = json.loads(gzip.decompress(ranker_model.MODEL_PATH.read_bytes()))
-    assert set(data["fields"]) == set(RANKED_FIELDS)
+    assert set(data["fields"]) == set(ranker_model.CONFIDENCE_FIELDS)
+    assert all(0.0 <= e["accept_threshold"] <= confidence.NEVER for e in data["fields"].values())
     data["features"] = data["features"][:-1]
     other = tmp_path / "model.json.gz"
     other.write_bytes(gzip.compress(json.dumps(data).encode()))
@@ -158,9 +181,10 @@ def test_training_is_deterministic(tmp_path):
 
     exs = train.examples(generated_documents(9, seed=3))
     first, second = tmp_path / "a.json.gz", tmp_path / "b.json.gz"
-    cals = {f: calibration.Calibration((), ()) for f in RANKED_FIELDS}
-    ranker_model.dump(first, train.fit(exs), cals, {})
-    ranker_model.dump(second, train.fit(exs), cals, {})
+    cals = {f: confidence.Calibrator() for f in ranker_model.CONFIDENCE_FIELDS}
+    thresholds = dict.fromkeys(ranker_model.CONFIDENCE_FIELDS, confidence.NEVER)
+    ranker_model.dump(first, train.fit(exs), cals, thresholds, {})
+    ranker_model.dump(second, train.fit(exs), cals, thresholds, {})
     assert first.read_bytes() == second.read_bytes()
     trained = ranker_model.read(first)
     assert trained.boosters["gross_total"] is not None
@@ -318,3 +342,16 @@ def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
     assert norm("invoice_number", "# INV_0042") == norm("invoice_number", "INV_0042")
     assert norm("invoice_number", "№ 17") == "17"
     assert norm("invoice_number", "RE-2024#3") == "re-2024#3"  # only a leading sign
+
+
+def test_a_review_note_says_what_speaks_against_the_value_of_its_own_field():
+    against = confidence.evidence(0.7, 0.1, 0.0, 1, -1.0, False)
+    gross = ranker_model.FieldPick(D("119.00"), 0.7, 0.4, None, evidence=against)
+    note = ranker_model.describe("gross_total", gross)
+    assert "net + tax does not make the gross total" in note
+    assert "no label names it" in note and "margin 0.10" in note
+    due = ranker_model.FieldPick(None, 0.7, 0.4, None, evidence=against)
+    assert "before the issue date" in ranker_model.describe("due_date", due)
+    sure = confidence.evidence(0.99, 0.9, 1.0, 2, 1.0, False)
+    assert ranker_model.describe("issue_date", ranker_model.FieldPick(None, 0.99, 0.98, None,
+                                                                      evidence=sure)) == ""

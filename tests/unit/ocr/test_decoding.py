@@ -9,6 +9,7 @@ from ledgerline.extraction.errors import ExtractionError
 from ledgerline.extraction.ocr.images import check_frames, frames
 from ledgerline.extraction.ocr.options import OcrOptions
 from ledgerline.extraction.ocr.render import render_dpi
+from ledgerline.extraction.ocr.text_size import text_dpi
 from tests import scans
 from tests.hostile import images as hostile
 
@@ -56,10 +57,16 @@ def test_a_600_dpi_scan_is_brought_down_to_300(tmp_path):
     assert frame.dpi == 300 and abs(frame.image.size[0] - big.size[0] / 2) <= 1
 
 
-def test_a_photo_says_72_dpi_but_is_taken_as_a_page(tmp_path, page):
-    # 2480 pixels at 72 dpi would be 34 inches wide: no invoice is; the page is assumed A4-long.
+def test_a_photo_says_72_dpi_but_is_read_at_the_scale_of_its_glyphs(tmp_path, page):
+    # 1653 pixels at 72 dpi would be 23 inches wide: no invoice is; its text gives the scale
     (frame,) = decoded(tmp_path, scans.encode(page.convert("RGB"), "JPEG", dpi=72))
-    assert abs(frame.dpi - page.size[1] / 11.69) < 1 and frame.image.size == page.size
+    assert frame.dpi == pytest.approx(text_dpi(page), rel=0.05) and frame.image.size == page.size
+
+
+def test_a_photo_without_measurable_text_is_taken_as_an_a4_page(tmp_path):
+    blank = Image.new("RGB", (1653, 2339), "white")
+    (frame,) = decoded(tmp_path, scans.encode(blank, "JPEG", dpi=72))
+    assert abs(frame.dpi - 2339 / 11.69) < 1 and frame.image.size == blank.size
 
 
 def test_exif_orientation_is_applied(tmp_path, page):

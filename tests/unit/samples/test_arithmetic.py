@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -24,9 +26,18 @@ def cents(x: Decimal) -> Decimal:
 
 
 def generated(seed: int):
+    """The truth with its amounts as printed: a credit note's truth gives its totals and line
+    net amounts negative (owed to the buyer), its page and breakdown print them positive."""
     lang = LANGUAGE_CODES[seed % len(LANGUAGE_CODES)]
     template = TEMPLATE_NAMES[seed % len(TEMPLATE_NAMES)]
-    return sample(300 + seed, lang, template)[1]
+    t = copy.deepcopy(sample(300 + seed, lang, template)[1])  # sample() caches its result
+    if t["document_type"] == "credit_note":
+        for name in ("net_total", "tax_total", "gross_total", "amount_due"):
+            t[name] = -dec(t[name])
+        for item in t["line_items"]:
+            if item["net_amount"] is not None:
+                item["net_amount"] = -dec(item["net_amount"])
+    return t
 
 
 @pytest.mark.parametrize("seed", SEEDS)

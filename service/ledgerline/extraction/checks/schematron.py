@@ -50,6 +50,11 @@ class Outcome:
     findings: tuple[Finding, ...] = ()
     why_not: str = ""
 
+    @property
+    def could_not_run(self) -> bool:
+        """The rules apply to the invoice but the engine failed on it: nothing was checked."""
+        return not self.ran and bool(self.rulesets)
+
 
 class _Engine:
     """One Saxon processor and the compiled stylesheets of this process."""

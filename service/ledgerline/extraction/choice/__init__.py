@@ -11,7 +11,7 @@ confidently wrong on other issuers' invoices.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..candidates import Candidate
 from ..document import DATE_FIELDS, ID_FIELDS
@@ -31,6 +31,10 @@ class Choice:
     reasons: list[str]  # review reasons
     credit_note: bool
     vat_checksum_failed: tuple[str, ...]  # the chosen VAT ids whose checksum fails
+    # field -> the confidence its value must reach for the document to be taken without review
+    # (the learned ranker's; the rules alone accept nothing without review)
+    thresholds: dict = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)  # field -> what its confidence rests on
 
 
 def _by_kind(cands: list[Candidate], kind: str) -> list[Candidate]:
@@ -98,6 +102,9 @@ def choose(dt: DocText, found: FoundCandidates) -> Choice:
     reasons: list[str] = []
     cands = {f: rules.scored_labels(found.fields[f]) for f in ID_FIELDS + DATE_FIELDS}
     fields = _dates_and_ids(cands, _by_kind(found.fields["issue_date"], "first_date"))
+    fields["preceding_invoice_number"] = choose_first(
+        rules.scored_labels(found.fields["preceding_invoice_number"])
+    )
     currency = found.fields["currency"]
     fields["currency"], reason = choose_currency(
         rules.scored_labels(currency), [c for c in currency if c.evidence.kind != "label"]

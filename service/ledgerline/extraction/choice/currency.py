@@ -1,7 +1,8 @@
 """The invoice currency: a labelled code wins; else the currency the page names most often.
 
-Fails closed: a code, a symbol or a word must be printed; a bare '$' becomes USD only with a
-review reason.
+Fails closed: a code, a symbol or a word must be printed. A '$' names a currency only where the
+page says which dollar (the issuer's country, from its address, VAT id, phone or domain: the
+finders resolve it beside the amounts); a bare '$' alone gives no currency and a review reason.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ LABELLED_BASE, LABELLED_SPAN, LABELLED_CEILING = 0.85, 0.1, 0.97
 UNANIMOUS = 0.9  # every mention names the same currency
 SPLIT_BASE, SPLIT_SPAN = 0.6, 0.3  # otherwise: by the winner's share of the votes
 UNPLACED_FACTOR = 0.9  # named by a word only: no place on the page to show
-DOLLAR_ONLY = 0.5
 
 
 def choose_currency(
@@ -45,8 +45,7 @@ def choose_currency(
                 "currency", code, c.raw, c.page, c.bbox, c.line, c.evidence, conf
             ), None
         return Candidate("currency", code, None, None, None, score=conf * UNPLACED_FACTOR), None
-    for c in mentions:
-        if c.evidence.kind == "dollar_sign":
-            c.score = DOLLAR_ONLY
-            return c, "currency: only a '$' sign is printed; USD assumed"
+    if any(c.evidence.kind == "dollar_sign" for c in mentions):
+        return None, ("currency: only a '$' sign is printed and the page does not say which "
+                      "dollar (no country, address or tax id names one)")
     return None, "currency: no currency printed on the invoice"

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from ..candidates import Candidate
 from ..document import FIELD_NAMES
+from ..document_type import credit_titled
 from ..geometry import DocText
 from ..vocabulary import VOCABULARY as V
 from .currency import currency_mentions
@@ -23,7 +24,9 @@ from .tax_ids import iban_candidates, vat_candidates
 
 @dataclass
 class DocumentFacts:
-    credit_note: bool  # the first page titles the document a credit note
+    # the first page titles the document a credit note or a correction: its amounts are read as
+    # magnitudes, their sign is the document type's (..document_type)
+    credit_note: bool
     paid_words: bool  # the document says something was paid already (deposit, prepaid, ...)
     declared_form: str | None = None  # "SARL au capital de …": the legal form stated apart
     # the figures of rows labelled as an earlier balance ("Offene Zahlungen 80,00"), which the
@@ -35,14 +38,6 @@ class DocumentFacts:
 class FoundCandidates:
     fields: dict[str, list[Candidate]]  # every field of FIELD_NAMES, in reading order per kind
     facts: DocumentFacts
-
-
-CREDIT_NOTE_TITLE_LINES = 25  # the title is among the first lines of page 1
-
-
-def is_credit_note(dt: DocText) -> bool:
-    head = [dt.folded[i] for i in dt.by_page.get(1, [])[:CREDIT_NOTE_TITLE_LINES]]
-    return any(V.credit_note_titles.search(t) for t in head)
 
 
 def declared_form(dt: DocText) -> str | None:
@@ -64,6 +59,29 @@ def earlier_balances(dt: DocText) -> tuple[Decimal, ...]:
     return tuple(out)
 
 
+EXAMPLE_BLOCK_LINES = 6  # lines under a lone "Example" heading that its block may hold
+
+
+def example_lines(dt: DocText) -> set[int]:
+    """The lines the page marks as an example: those that start with "Example:" ("z. B.:",
+    "Exemple :", every vocabulary language), and the block under a lone "Sample" heading."""
+    out = set()
+    for i, folded in enumerate(dt.folded):
+        m = V.example.match(folded)
+        if not m:
+            continue
+        out.add(i)
+        if not folded[m.end() :].strip():  # a heading: the lines of its block under it
+            cur = i
+            for _ in range(EXAMPLE_BLOCK_LINES):
+                below = dt.below(cur)[:1]
+                if not below:
+                    break
+                cur = below[0]
+                out.add(cur)
+    return out
+
+
 def find_candidates(dt: DocText) -> FoundCandidates:
     fields: dict[str, list[Candidate]] = {name: [] for name in FIELD_NAMES}
     for name, found in label_candidates(dt).items():
@@ -80,8 +98,11 @@ def find_candidates(dt: DocText) -> FoundCandidates:
     for name, found in page_value_candidates(dt).items():
         fields[name].extend(found)
     fields["tax_total"].extend(tax_sum_candidates(dt, fields["tax_total"]))
+    shown = example_lines(dt)
+    if shown:  # nothing is taken from what the page shows as an example
+        fields = {f: [c for c in cands if c.line not in shown] for f, cands in fields.items()}
     facts = DocumentFacts(
-        credit_note=is_credit_note(dt),
+        credit_note=credit_titled(dt),
         paid_words=bool(V.paid_words.search(dt.full_folded)),
         declared_form=declared_form(dt),
         earlier_balances=earlier_balances(dt),

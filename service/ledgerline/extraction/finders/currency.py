@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 from ..candidates import Candidate, Evidence
 from ..geometry import DocText
@@ -57,7 +57,7 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _symbol(sym: str) -> re.Pattern:
     """A symbol not glued to a letter before it ("US$" is not "S$") nor, when it is a word,
     after it."""
@@ -68,7 +68,7 @@ def _symbol(sym: str) -> re.Pattern:
 _NUMBER = r"\d[\d.,' \u00a0]*"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _beside_amount(sym: str) -> re.Pattern:
     s = _symbol(sym).pattern
     return re.compile(rf"{_NUMBER}(?:,-)?\s?{s}|{s}\s?-?\d")
@@ -97,14 +97,44 @@ def _beside_amounts(dt: DocText, i: int) -> list[Candidate]:
 # domains, international phone prefixes, a Canadian postcode, the language of the labels.
 _VAT_OR_IBAN = re.compile(r"\b([A-Z]{2})(?=[\s.-]?\d{2}[\dA-Z\s.-]{6,})")
 _DOMAIN = re.compile(r"(?:www\.|@)[a-z0-9.-]+\.([a-z]{2})\b")
-_PHONE = re.compile(r"(?:\+|\b00)(1|4[4-9]|3[0-9]|8[16]|9[12]|6[14]|5[25])[\s().-]*\d")
 _CA_POSTCODE = re.compile(r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b")
+# Addresses: a US state and its ZIP code ("Huntington, WV 25701"), a Canadian province and its
+# postcode ("Toronto, ON M5V 2T6"), an Australian state and its postcode ("Sydney NSW 2000"), and
+# the country's name printed (in an address or in a sentence: "in Canadian currency").
+_US_ADDRESS = re.compile(
+    r"\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV"
+    r"|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)\.?\s+\d{5}"
+    r"(?:-\d{4})?\b"
+)
+_CA_ADDRESS = re.compile(
+    r"\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT)\.?\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d\b"
+)
+_AU_ADDRESS = re.compile(r"\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s+\d{4}\b")
+COUNTRY_NAMES = (
+    (re.compile(r"\b(?:usa|u\.s\.a\.?|united states(?: of america)?)\b"), "US"),
+    (re.compile(r"\bcanad(?:a|ian)\b"), "CA"),
+    (re.compile(r"\baustralia(?:n)?\b"), "AU"),
+    (re.compile(r"\bnew zealand\b"), "NZ"),
+    (re.compile(r"\bsingapore\b"), "SG"),
+    (re.compile(r"\bhong kong\b"), "HK"),
+    (re.compile(r"\bmexico\b|\bmexicanos?\b"), "MX"),
+)
+ADDRESS_VOTES = 2  # an address or a country's name says as much as a VAT id
+# International calling codes of the countries in COUNTRY_CODES. A code is read whole: +358
+# is Finland, never "+35" and an 8, and a code missing here (+370, +380) is no sign at all.
 PHONE_COUNTRIES = {
-    "1": "US", "44": "GB", "45": "DK", "46": "SE", "47": "NO", "48": "PL", "49": "DE",
-    "41": "CH", "42": "CZ", "43": "AT", "36": "HU", "40": "RO", "81": "JP", "86": "CN",
-    "91": "IN", "92": "PK", "61": "AU", "64": "NZ", "52": "MX", "55": "BR", "30": "GR",
-    "31": "NL", "32": "BE", "33": "FR", "34": "ES", "35": "PT", "39": "IT",
+    "1": "US", "30": "GR", "31": "NL", "32": "BE", "33": "FR", "34": "ES", "351": "PT",
+    "352": "LU", "353": "IE", "354": "IS", "356": "MT", "357": "CY", "358": "FI", "359": "BG",
+    "36": "HU", "370": "LT", "371": "LV", "372": "EE", "385": "HR", "386": "SI", "39": "IT",
+    "40": "RO", "41": "CH", "420": "CZ", "421": "SK", "43": "AT", "44": "GB", "45": "DK",
+    "46": "SE", "47": "NO", "48": "PL", "49": "DE", "52": "MX", "55": "BR", "61": "AU",
+    "64": "NZ", "65": "SG", "81": "JP", "852": "HK", "86": "CN", "91": "IN", "92": "PK",
+    "94": "LK", "977": "NP", "298": "FO", "299": "GL",
 }
+# The pattern is made from the table, so the two can never disagree; longer codes first.
+_PHONE = re.compile(r"(?:\+|\b00)("
+                    + "|".join(sorted(PHONE_COUNTRIES, key=lambda c: (-len(c), c)))
+                    + r")[\s().-]*\d")
 DOMAIN_COUNTRIES = {"uk": "GB"}
 LANGUAGE_COUNTRIES = {
     "sv": "SE", "da": "DK", "no": "NO", "nb": "NO", "pl": "PL", "cs": "CZ", "hu": "HU",
@@ -139,6 +169,12 @@ def issuer_country(dt: DocText) -> str | None:
         votes[PHONE_COUNTRIES[m.group(1)]] += 1
     if _CA_POSTCODE.search(text):
         votes["CA"] += 1
+    for rx, cc in ((_US_ADDRESS, "US"), (_CA_ADDRESS, "CA"), (_AU_ADDRESS, "AU")):
+        if rx.search(text):
+            votes[cc] += ADDRESS_VOTES
+    for rx, cc in COUNTRY_NAMES:
+        if rx.search(dt.full_folded):
+            votes[cc] += ADDRESS_VOTES
     for language, n in _label_languages(dt).items():
         cc = LANGUAGE_COUNTRIES.get(language)
         if cc:
@@ -146,9 +182,15 @@ def issuer_country(dt: DocText) -> str | None:
     if not votes:
         return None
     country, n = votes.most_common(1)[0]
-    if country == "US" and votes["CA"]:
+    if country == "US" and votes["CA"] and not votes_of_us_addresses(dt):
         return "CA"  # +1 is both; a Canadian postcode or domain settles it
     return country if n >= COUNTRY_SHARE * sum(votes.values()) else None
+
+
+def votes_of_us_addresses(dt: DocText) -> bool:
+    """Does the page print a US address or name the US (which outweighs a +1 phone prefix's
+    or a stray postcode-like code's hint at Canada)?"""
+    return bool(_US_ADDRESS.search(dt.full_text) or COUNTRY_NAMES[0][0].search(dt.full_folded))
 
 
 def _label_languages(dt: DocText) -> Counter:

@@ -18,7 +18,10 @@ from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
 from .labels import match_labels, resolve
 
-LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency",)
+# identifiers a label points at: the invoice's, its order's, and the invoice a credit note
+# corrects (which only the rules choose, from its labels)
+IDENTIFIERS = (*ID_FIELDS, "preceding_invoice_number")
+LABEL_FIELDS = ID_FIELDS + DATE_FIELDS + AMOUNT_FIELDS + ("currency", "preceding_invoice_number")
 
 MAX_ID_CHARS = 40  # longer tokens are not invoice or order numbers
 NUMBER_SIGN_REACH = 40  # "(380) Nr. 471102": a number sign this far into the segment
@@ -72,22 +75,44 @@ def _id_token(text: str, start: int) -> tuple[str, int, int] | None:
 _SERIES_PREFIX = re.compile(r"[A-Z]{1,4} (?=\d)")
 
 
-def read_id(text: str) -> tuple[str, int, int] | None:
+# Identifiers a label points at that read less clearly as one: a single digit ("Invoice # 4"),
+# a token that is also a date ("Invoice #2015-11-04", "Numer faktury 2/11/2023").
+SINGLE_DIGIT_STRENGTH, DATE_SHAPED_STRENGTH = 0.8, 0.6
+_SINGLE_DIGIT = re.compile(r"\s*(\d)\s*$")
+
+
+def read_id(text: str) -> tuple[str, int, int, float] | None:
     """An identifier right after a label: 'No. 4711', ': RE-2024/12', '(380) Nr. 471102',
-    'nr FV 7/2021' (a series code and its number)."""
+    'nr FV 7/2021' (a series code and its number), with how clearly it reads as one."""
     lead = _ID_LEAD.match(text)
     start = lead.end() if lead else 0
     got = _id_token(text, start)
     if got:
-        return got
+        return (*got, 1.0)
     series = _SERIES_PREFIX.match(text, start)
     got = _id_token(text, series.end()) if series else None
     if got:
-        return text[start : got[2]], start, got[2]
+        return text[start : got[2]], start, got[2], 1.0
     for m in _NR_IN_TEXT.finditer(text, 0, min(len(text), NUMBER_SIGN_REACH)):
         got = _id_token(text, m.end())
         if got:
-            return got
+            return (*got, 1.0)
+    digit = _SINGLE_DIGIT.match(text, start)
+    if digit:
+        return digit.group(1), digit.start(1), digit.end(1), SINGLE_DIGIT_STRENGTH
+    return _date_shaped(text, start)
+
+
+def _date_shaped(text: str, start: int) -> tuple[str, int, int, float] | None:
+    """The token at ``start`` when it is a whole date (which :func:`_id_token` refuses)."""
+    m = _ID_TOKEN.match(text, start)
+    if not m:
+        return None
+    tok = m.group(0).rstrip(".:")
+    if len(tok) > MAX_ID_CHARS or not any(c.isdigit() for c in tok):
+        return None
+    if any(de - ds >= len(tok) - 1 for _d, ds, de in find_dates(tok)):
+        return tok, m.start(), m.start() + len(tok), DATE_SHAPED_STRENGTH
     return None
 
 
@@ -121,6 +146,37 @@ def _segment(hits, h, length):
     return h.end, (min(nxt) if nxt else length)
 
 
+def _inside_identifiers(dt: DocText, i: int, hits: list) -> list:
+    """The hits without those that fall inside the identifier an identifier label reads:
+    "Invoice #: GST-3525-26" holds a tax word, "No. MWST-2024-7" a VAT abbreviation."""
+    text = dt.lines[i].text
+    covered = []
+    for h in hits:
+        if h.field not in IDENTIFIERS:
+            continue
+        got = read_id(text[h.end :])
+        if got:
+            covered.append((h.end + got[1], h.end + got[2]))
+    return [h for h in hits if not any(s <= h.start < e for s, e in covered)]
+
+
+PASSED_LABEL_GAP = 8  # characters of prose between a label and a label word it passes over
+
+
+def _reach(dt: DocText, i: int, hits: list, h) -> int:
+    """Where the value of label ``h`` may end: at the next label that reads a value of its own.
+    A label word in the prose between a label and its value ("Data wystawienia, z zastrzeżeniem
+    art. 106na ust. 1 ustawy: 2023-11-30", where "ust" is a VAT word) reads none and is passed."""
+    length = len(dt.folded[i])
+    for k in sorted((k for k in hits if k.start >= h.end and k is not h), key=lambda k: k.start):
+        if k.start - h.end < PASSED_LABEL_GAP:
+            return k.start  # "N° TVA": a label qualifying the one before it, never passed
+        lo, hi = _segment(hits, k, length)
+        if _value_from(dt, k.field, i, lo, hi) is not None:
+            return k.start
+    return length
+
+
 def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
     """(value, raw, start, end, strength) for field on line i in [lo, hi) or None."""
     text = dt.lines[i].text
@@ -135,11 +191,11 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
         if got:
             d, s, e = got
             return d, seg[s:e], lo + s, lo + e, 1.0
-    elif field in ID_FIELDS:
+    elif field in IDENTIFIERS:
         got = read_id(seg)
         if got:
-            tok, s, e = got
-            return tok, tok, lo + s, lo + e, 1.0
+            tok, s, e, strength = got
+            return tok, tok, lo + s, lo + e, strength
     elif field == "currency":
         m = ISO_CODE.search(seg)
         if m and m.group(0) in CURRENCIES:
@@ -153,7 +209,7 @@ def _right_values(dt: DocText, field: str, i: int) -> list[tuple[int, tuple]]:
     for j in dt.right_of(i)[:RIGHT_CELLS]:
         hi_j = len(dt.folded[j])
         nh = dt.labels(j, LABEL_FIELDS, _plain_hits)
-        if nh and not (field in ID_FIELDS and _whole_identifier(dt.lines[j].text)):
+        if nh and not (field in IDENTIFIERS and _whole_identifier(dt.lines[j].text)):
             first = min(nh, key=lambda k: k.start)
             if first.start == 0:
                 break  # the next cell is another label
@@ -290,10 +346,17 @@ def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
         )
         if not hits:
             continue
+        hits = _inside_identifiers(dt, i, hits)
         prose = len(folded) > PROSE_LINE_CHARS
         for h in hits:
             lo, hi = _segment(hits, h, len(folded))
-            got = _value_from(dt, h.field, i, lo, hi)
+            got = _glued_identifier(dt, i, h) or _value_from(dt, h.field, i, lo, hi)
+            if got is None and hi < len(folded):
+                # a label word between the label and its value on the line, passed over; with
+                # no value on the line, the next label still ends this one's reach
+                far = _reach(dt, i, hits, h)
+                got = _value_from(dt, h.field, i, lo, far)
+                hi = far if got else hi
             if got:
                 add(h.field, i, got, h, SAME_LINE)
                 if h.field not in AMOUNT_FIELDS:
@@ -322,11 +385,52 @@ def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     return cands
 
 
+# A short label word glued to its number by a hyphen or slash is the number's printed prefix
+# ("PO-07630", "INV/2024/17"): the identifier keeps it.
+_GLUED_PREFIX = re.compile(r"[A-Za-z]{1,4}[-/](?=[A-Za-z]*\d)")
+
+
+def _glued_identifier(dt: DocText, i: int, h):
+    """The identifier an identifier label is the printed prefix of, or None."""
+    if h.field not in IDENTIFIERS:
+        return None
+    text = dt.lines[i].text
+    if h.start > 0 and text[h.start - 1].isalnum():
+        return None
+    if h.end >= len(text) or text[h.end] not in "-/" or not _GLUED_PREFIX.match(text, h.start):
+        return None
+    got = _id_token(text, h.start)
+    if got is None:
+        return None
+    tok, s, e = got
+    return tok, tok, s, e, 1.0
+
+
+def _identifier_value(dt: DocText, i: int, start: int) -> bool:
+    """Is the text at ``start`` of line i the value of an identifier label: right after it on
+    the line, in the cell right of it, or under it in a header row ("Numer faktury" over
+    "2/11/2023", an invoice number that reads as a date)?"""
+    for h in dt.labels(i, IDENTIFIERS, _plain_hits):
+        if h.end <= start and not dt.folded[i][h.end : start].strip(" :#.-"):
+            return True
+    row = dt.row_of(i)
+    k = row.index(i)
+    if k > 0 and dt.labels(row[k - 1], IDENTIFIERS, _plain_hits):
+        return True
+    j = dt.line_above_index(i)
+    if j is None:
+        return False
+    hits = dt.labels(j, IDENTIFIERS, _plain_hits)
+    return bool(hits) and not any(c.isdigit() for c in dt.folded[j][max(h.end for h in hits) :])
+
+
 def first_date_candidates(dt: DocText) -> list[Candidate]:
-    """The first date on page 1 on a line that names no other event: the issue date of an
-    invoice that does not label it."""
+    """The first date on page 1 on a line that names no other event and is no identifier's
+    value: the issue date of an invoice that does not label it."""
     for i in dt.by_page.get(1, []):
         got = read_date(dt, dt.lines[i].text)
+        if got and _identifier_value(dt, i, got[1]):
+            continue
         if got and not V.not_the_issue_date.search(dt.folded[i]):
             d, s, e = got
             ln = dt.lines[i]

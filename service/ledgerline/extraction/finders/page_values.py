@@ -20,7 +20,7 @@ from ..text import fold
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
 from .header_fields import _plain_hits
-from .parties import _first_part, _namelike
+from .parties import _first_part, _namelike, printed_legal_form
 
 PAGE_AMOUNT, PAGE_ID, PAGE_DATE, PAGE_NAME = "page_amount", "page_id", "page_date", "page_name"
 
@@ -116,7 +116,7 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
                 if not value or len(tok) > MAX_ID_CHARS or _AMOUNT_LIKE.fullmatch(tok):
                     continue
                 if not any(c.isdigit() for c in value) and not (
-                    value.isupper() or "-" in value or len(value) > 2 and _MIXED.search(value)
+                    value.isupper() or "-" in value or (len(value) > 2 and _MIXED.search(value))
                 ):
                     continue  # a word of the label's line, not a code
             elif (
@@ -149,7 +149,7 @@ def name_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     picked: list[int] = list(dt.by_page.get(1, [])[:HEAD_NAME_LINES])
     for lines in dt.by_page.values():
         picked.extend(lines[-FOOT_NAME_LINES:])
-    picked.extend(i for i, f in enumerate(dt.folded) if V.legal_form.search(f))
+    picked.extend(i for i, ln in enumerate(dt.lines) if printed_legal_form(ln.text))
     out: dict[str, list[Candidate]] = {"seller_name": [], "buyer_name": []}
     for i in sorted(set(picked)):
         if not _namelike(dt, i) or V.page_title.match(dt.folded[i]):

@@ -15,13 +15,37 @@ from dataclasses import dataclass
 
 from ..candidates import BELOW, RIGHT, SAME_LINE, Candidate, Evidence
 from ..geometry import DocText
+from ..text import fold
+from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
 
 _SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*|\s{2,}")
-# "Muster AB, 23145, Storgatan 10": a comma and then a figure (postcode, street number) ends the
-# name of a line that goes on with the address.
-_ADDRESS_AFTER_COMMA = re.compile(r",\s*(?=\d)")
+# "Muster AB, 23145, Storgatan 10", "Exemplo, z.s., Americká 23, 120 00 Praha": a comma and then
+# a figure (postcode, street number) or a street and its number end the name of a line that goes
+# on with the address.
+_ADDRESS_AFTER_COMMA = re.compile(r",\s*(?=\d|[^\W\d_]{2,}\.?\s+\d{1,4}[^\W\d_]?(?:,|$))")
 _SENDER_SEP = re.compile(r"\s+[-–|·•●]\s+|\s*[|·•●]\s*")
+
+
+# A legal form of two letters is printed in capitals ("AG", "BA", "SA"), of three with at least
+# a capital first ("Inc", "LLC"): "Ba" ending a line of an item's description, "ab" or "sa" in
+# running text are words. Finland's "Oy" is the exception that proves it.
+_TITLE_CASE_FORMS = frozenset({"oy"})
+
+
+def printed_legal_form(text: str) -> bool:
+    """Does the printed text carry a legal form, in the case legal forms are printed in?"""
+    for m in V.legal_form.finditer(fold(text)):
+        printed = text[m.start() : m.end()]
+        letters = re.sub(r"[\W\d_]", "", printed)
+        if "." in printed or len(letters) > 3:
+            return True
+        if len(letters) == 2 and (letters.isupper() or (letters.lower() in _TITLE_CASE_FORMS
+                                                        and letters[0].isupper())):
+            return True
+        if len(letters) == 3 and letters[0].isupper():
+            return True
+    return False
 
 
 def _is_party_label(folded: str) -> bool:
@@ -82,7 +106,7 @@ def _cand(
 
 
 # Party blocks, in points or line heights.
-RIGHT_CELL_HEIGHTS = 4  # the name in the cell right of a label, at most this far
+RIGHT_CELL_HEIGHTS = 7  # the name in the cell right of a label, at most this far
 BLOCK_LINES, BLOCK_GAP, BLOCK_X_SLACK = 6, 2.4, 6.0  # lines read down a block under its label
 SUB_LABEL_REACH = 250  # "Name:" with the name in a cell this far right of it
 ALIGNED = 4  # a name's second line starts within this many points of its first
@@ -131,7 +155,8 @@ def _second_line(dt: DocText, j: int) -> int | None:
 def _after_sub_label(dt: DocText, j: int, sub, field: str) -> Candidate | None:
     """The name after a "Name:" / "Firma:" sub-label on line j, or in the cell right of it."""
     value = dt.lines[j].text[sub.end() :]
-    if _clean(value):
+    # "Nom du vendeur:" is a longer sub-label, its name in the cell to the right
+    if _clean(value) and not value.rstrip().endswith(":"):
         return _cand(dt, field, [j], PARTY_LABEL, (sub.end(), len(dt.lines[j].text)), BELOW)
     right = dt.right_of(j, max_gap=SUB_LABEL_REACH)[:1]
     if not (right and _clean(dt.lines[right[0]].text)):
@@ -158,7 +183,9 @@ def _beside_label(dt: DocText, i: int, field: str) -> Candidate | None:
             return _cand(dt, field, [i], PARTY_LABEL, (off + got[1], off + got[2]), SAME_LINE)
     for j in dt.right_of(i, max_gap=RIGHT_CELL_HEIGHTS * dt.lines[i].height)[:1]:
         if _namelike(dt, j) and not _is_party_label(dt.folded[j]):
-            return _cand(dt, field, [j], PARTY_LABEL, relation=RIGHT)
+            got = _first_part(dt.lines[j].text)  # "Name, Street 23, 120 00 City"
+            span = (got[1], got[2]) if got else None
+            return _cand(dt, field, [j], PARTY_LABEL, span, relation=RIGHT)
     return None
 
 
@@ -221,10 +248,17 @@ def _sender_line(dt: DocText) -> int | None:
         text = " ".join(dt.lines[j].text for j in row)
         if dt.relative_y(i) < SENDER_TOP or len(text) > SENDER_CHARS:
             continue
-        if len(_SENDER_SEP.findall(text)) >= 2 and _POSTCODE.search(text) and row[0] == i:
-            if not _CONTACT.search(dt.folded[i]):
-                return i
+        if len(_SENDER_SEP.findall(text)) >= 2 and _postcode(text) and row[0] == i:
+            priced = any(a[3] for j in row[1:] for a in dt.amounts(j))
+            if not _CONTACT.search(dt.folded[i]) and not priced:
+                return i  # (a row with a price is an item's, "Membership - Monthly - …")
     return None
+
+
+def _postcode(text: str) -> bool:
+    """A postcode on the line, not a year of a date ("(06/23/2018 - 07/23/2018)")."""
+    dates = [(s, e) for _d, s, e in find_dates(text)]
+    return any(not any(s <= m.start() < e for s, e in dates) for m in _POSTCODE.finditer(text))
 
 
 PARTY_LABEL = "party_label"  # the name under (or beside) a "Seller" / "Bill to" label
@@ -311,12 +345,16 @@ def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
     block."""
     out = []
     for i, folded in enumerate(dt.folded):
-        if i in buyer_lines or not V.legal_form.search(folded) or V.buyer_label_lead.match(folded):
+        if (
+            i in buyer_lines
+            or not printed_legal_form(dt.lines[i].text)
+            or V.buyer_label_lead.match(folded)
+        ):
             continue
         lead = V.seller_label_lead.match(folded)
         off = lead.end() if lead else 0
         got = _first_part(dt.lines[i].text[off:])
-        if not got or not V.legal_form.search(got[0].lower()) or V.not_name.search(got[0].lower()):
+        if not got or not printed_legal_form(got[0]) or V.not_name.search(got[0].lower()):
             continue
         got = (got[0], got[1] + off, got[2] + off)
         ry = dt.relative_y(i)
@@ -331,20 +369,35 @@ def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
 def address_follows(dt: DocText, i: int) -> bool:
     """Does an address (a postcode, a street and its number) follow line i in its block, as it
     follows a party's name?"""
+    top = dt.lines[i]
     for j in dt.below(i, max_lines=ADDRESS_REACH_HEIGHTS, x_slack=0)[:ADDRESS_LINES]:
-        if abs(dt.lines[j].x0 - dt.lines[i].x0) < ALIGNED and ADDRESS.search(dt.folded[j]):
+        ln = dt.lines[j]
+        aligned = abs(ln.x0 - top.x0) < ALIGNED or abs(ln.x1 - top.x1) < ALIGNED  # or right-aligned
+        if aligned and ADDRESS.search(dt.folded[j]):
             return True
     return False
 
 
+# "Version: 2", "Ref.: 4711": a field and its value, never a letterhead
+_FIELD_AND_VALUE = re.compile(r"^[^\W\d_]{2,20}\.?\s?:\s*\S")
+
+
 def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
+    """The issuer's name at the head of page 1: the first name-like line over an address (the
+    letterhead is a name and its address), else the first name-like line."""
+    found = []
     for i in dt.by_page.get(1, [])[:LETTERHEAD_LINES]:
         f = dt.folded[i]
         if i in buyer_lines or V.page_title.match(f) or not _namelike(dt, i):
             continue
-        ry = dt.relative_y(i)
-        if ry < LETTERHEAD_TOP and not (ry >= ADDRESS_BLOCK_TOP and address_follows(dt, i)):
+        if _FIELD_AND_VALUE.match(f) and not V.name_label.match(f):
             continue
+        ry = dt.relative_y(i)
+        addressed = ry >= ADDRESS_BLOCK_TOP and address_follows(dt, i)
+        if ry < LETTERHEAD_TOP and not addressed:
+            continue
+        found.append((not addressed, i))
+    for _, i in sorted(found)[:1]:
         got = _first_part(dt.lines[i].text)
         return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []
     return []

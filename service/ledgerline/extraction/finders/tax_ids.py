@@ -42,7 +42,7 @@ def vat_checksum(value: str, country: str | None = None) -> bool | None:
         return None
     try:
         return bool(module.is_valid(compact))
-    except Exception:  # stdnum raises only its own errors, but stay defensive
+    except Exception:  # noqa: BLE001 - stdnum raises only its own errors, but stay defensive
         return False
 
 

@@ -8,6 +8,7 @@ import glob
 import hashlib
 import json
 import os
+from pathlib import Path
 
 import blake3
 
@@ -15,8 +16,11 @@ from ..errors import ExtractionError
 from .options import OcrOptions
 
 # Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
-OCR_PIPELINE_VERSION = "ocr-2026.12.1"
+# .2: pages scaled by the size of their glyphs; .3: light text on dark bands inverted, table
+# rules end cells, the page's lighting flattened and light print darkened
+OCR_PIPELINE_VERSION = "ocr-2026.12.3"
 DIGEST_CHUNK = 1024 * 1024
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata",
                  "/opt/homebrew/share/tessdata")
@@ -60,7 +64,39 @@ def fingerprint(options: OcrOptions) -> dict:
         "dpi": options.dpi,
         "max_pixels": options.max_pixels,
         "pipeline": OCR_PIPELINE_VERSION,
+        "second_opinion": second_opinion_identity(),
+        # the calibration of OCR'd values' confidence (calibration.py): another map, another key
+        "calibration": _file_digest(CALIBRATION_FILE) if CALIBRATION_FILE.is_file() else "none",
     }
+
+
+def second_opinion_identity() -> dict:
+    """The second recogniser: its wheel's and runtime's versions, its model's digest, the
+    vote's settings ("missing" where the wheel is not installed: then no word is re-read)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import second_opinion
+
+    path = second_opinion.model_path()
+    if path is None:
+        return {"model": "missing"}
+    try:
+        versions = {"wheel": version("rapidocr-onnxruntime"),
+                    "onnxruntime": version("onnxruntime")}
+    except PackageNotFoundError:
+        versions = {}
+    return {**versions, "model": _file_digest(path), **second_opinion.settings()}
+
+
+def _file_digest(path: str) -> str:
+    got = _digests.get(path)
+    if got is None:
+        digest = blake3.blake3()
+        with open(path, "rb") as data:  # read, not mapped (see _data_digests)
+            for chunk in iter(lambda: data.read(DIGEST_CHUNK), b""):
+                digest.update(chunk)
+        got = _digests[path] = digest.hexdigest()[:16]
+    return got
 
 
 def preprocessing_tag(options: OcrOptions) -> str:
@@ -75,7 +111,7 @@ def preprocessing_version(text_layer: str, options: OcrOptions | None) -> str:
     return f"{text_layer}+{preprocessing_tag(options or OcrOptions())}"
 
 
-_digests: dict[tuple, dict] = {}
+_digests: dict = {}  # language tuple -> digests, model path -> digest
 
 
 def _data_digests(languages: tuple[str, ...]) -> dict:

@@ -5,7 +5,9 @@ over a few kilobytes of compressed zeros, a TIFF can chain ten thousand pages. S
 declared size is checked before any pixel is decoded, frames are counted only up to the page
 limit, and a decoding error (a truncated or corrupt file) is an ``image_malformed`` answer, not a
 crash. Each frame comes back upright (EXIF orientation applied), in greyscale, at the resolution
-OCR reads well at (its own, between 200 dpi and the configured DPI), with that resolution.
+OCR reads well at (its own, between 200 dpi and the configured DPI), with that resolution. An
+image's own resolution is the one its file declares where that gives a document's width, else
+the one its glyphs show (``text_size``).
 """
 from __future__ import annotations
 
@@ -21,11 +23,13 @@ from PIL import Image, ImageFile
 
 from ..errors import ExtractionError
 from .options import OcrOptions
+from .text_size import text_dpi
 
 # A declared resolution is believed only when it gives the frame a document's width:
 # phone cameras write 72 dpi into every photo, whatever they photographed.
 PLAUSIBLE_WIDTH_INCHES = (2.0, 17.0)
-# A photo of unknown scale is taken to show a page as long as A4 (the longest common page).
+# A photo of unknown scale whose glyphs cannot be measured is taken to show a page as long as A4
+# (the longest common page).
 ASSUMED_LONG_SIDE_INCHES = 11.69
 MIN_READABLE_DPI = 70  # below it, body text is a few pixels tall: nothing to read
 NO_UPSCALE_ABOVE = 0.9  # within 10 % of the target resolution, resampling gains nothing
@@ -94,19 +98,29 @@ def _count_frames(img: Image.Image, max_pages: int) -> int:
 def _decode(img: Image.Image, number: int, options: OcrOptions) -> Frame:
     what = f"page {number}" if getattr(img, "n_frames", 1) > 1 else "the image"
     check_pixels(*img.size, options, what)
-    dpi = declared_dpi(img) or max(img.size) / ASSUMED_LONG_SIDE_INCHES
-    if dpi < MIN_READABLE_DPI:
-        raise ExtractionError("image_resolution_too_low",
-                              f"{what} has about {dpi:.0f} dpi; at least {MIN_READABLE_DPI} dpi "
-                              "is needed to read it")
-    target = _target_dpi(img.size, dpi, options)
+    declared = declared_dpi(img)
+    dpi = declared or max(img.size) / ASSUMED_LONG_SIDE_INCHES
     orientation = _orientation(img)
     full_width = img.size[0]
+    target = _target_dpi(img.size, dpi, options)
     if img.format == "JPEG" and target / dpi < 0.5:  # decode at 1/2, 1/4 or 1/8 size: less work
         img.draft("L", (math.ceil(img.size[0] * target / dpi),
                         math.ceil(img.size[1] * target / dpi)))
     image = img.convert("L") if img.mode != "L" else img.copy()
     current = dpi * image.size[0] / full_width
+    if declared is None:
+        # No resolution on record: the glyphs' size gives the scale. A small picture of a till
+        # receipt is a small document, not an A4 page at 40 dpi; a page with no measurable
+        # text keeps the A4 assumption.
+        measured = text_dpi(image, current)
+        if measured is not None:
+            current = measured
+            dpi = measured * full_width / image.size[0]
+            target = _target_dpi(img.size, dpi, options)
+    if dpi < MIN_READABLE_DPI:
+        raise ExtractionError("image_resolution_too_low",
+                              f"{what} has about {dpi:.0f} dpi; at least {MIN_READABLE_DPI} dpi "
+                              "is needed to read it")
     if orientation in _TRANSPOSE:
         image = image.transpose(_TRANSPOSE[orientation])
     factor = target / current
@@ -172,7 +186,7 @@ def _header_only():
 @contextlib.contextmanager
 def _decoding():
     """Every way a damaged file breaks a decoder becomes one answer."""
-    assert not ImageFile.LOAD_TRUNCATED_IMAGES  # a cut file must fail, not decode half a page
+    assert not ImageFile.LOAD_TRUNCATED_IMAGES  # noqa: S101 - a cut file must fail, not decode half a page
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # EXIF and metadata quirks are not our business

@@ -7,9 +7,13 @@ import os
 from ..model import Page
 from ..sources.pdf_text import CID_SHARE, MIN_TEXT_CHARS
 from .engine import engine_for
-from .images import frames
+from .illumination import flatten
+from .images import Frame, frames
 from .lines import page_from_result
 from .options import OcrOptions
+from .outline import flattened_page
+from .polarity import dark_on_light
+from .text_size import enlarge_small_text
 
 SPARSE_TEXT_CHARS = 200  # a page with less text than this may be a scan with a stamped line
 SCAN_COVERAGE = 0.5  # ... and is one when pictures cover half of it
@@ -43,9 +47,7 @@ def read_image(path: str | os.PathLike, options: OcrOptions) -> list[Page]:
     pages = []
     with _reading():
         for frame in frames(os.fspath(path), options):
-            result = engine.read(frame.image, frame.dpi)
-            pages.append(page_from_result(result, frame.number, frame.dpi))
-            frame.image.close()
+            pages.append(_read_frame(engine, frame, options))
     return pages
 
 
@@ -63,11 +65,22 @@ def read_pdf_pages(path: str | os.PathLike, numbers: list[int], options: OcrOpti
     pages = []
     with _reading():
         for frame in render_pages(os.fspath(path), numbers, options):
-            result = engine.read(frame.image, frame.dpi)
-            page = page_from_result(result, frame.number, frame.dpi)
-            pages.append(page)
-            frame.image.close()
+            pages.append(_read_frame(engine, frame, options))
     return pages
+
+
+def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
+    """One page: a photographed page cut from its desk and squared, light text on dark bands
+    turned dark on light, the lighting flattened, its text enlarged where it is too small to
+    read well, then recognised."""
+    page = flattened_page(frame.image, frame.dpi)
+    upright = dark_on_light(page, frame.dpi)
+    even = flatten(upright, frame.dpi)
+    image, dpi = enlarge_small_text(even, frame.dpi, options.max_pixels)
+    result = engine.read(image, dpi, analysis=upright)
+    for done in {id(im): im for im in (image, even, upright, page, frame.image)}.values():
+        done.close()
+    return page_from_result(result, frame.number, dpi)
 
 
 def pages_to_ocr(path: str | os.PathLike, pages: list[Page]) -> list[int]:

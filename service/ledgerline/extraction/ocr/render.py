@@ -65,7 +65,7 @@ def scan_resolution(page) -> float | None:
         width_pt, height_pt = right - left, top - bottom
         try:
             width_px, _ = obj.get_px_size()
-        except Exception:  # noqa: BLE001 - an image PDFium cannot size says nothing
+        except Exception:  # noqa: BLE001, S112 - an image PDFium cannot size says nothing
             continue
         if width_pt > 0 and height_pt > 0 and width_pt * height_pt > area:
             best, area = width_px / (width_pt / POINTS_PER_INCH), width_pt * height_pt

@@ -5,18 +5,22 @@
 For every field it ranks, a LightGBM model (one per field, :mod:`.model`) gives each candidate
 place the probability that it holds the field's value, from the features a reader would use
 (:mod:`.features`); the totals are then chosen jointly so that they add up (:mod:`.joint`), and
-each value's confidence is calibrated on sources the model had not seen (:mod:`.calibration`).
-Currency, VAT ids and the IBAN keep the hand-tuned choice, whose verdict on the other fields is
-one of the ranker's features. ``ledgerline-train`` (:mod:`.train`) rebuilds the model.
+each value's confidence comes from its evidence, calibrated on sources the model had not seen
+(:mod:`.confidence`), as does the currency's. Currency, VAT ids and the IBAN keep the hand-tuned
+choice, whose verdict on the other fields is one of the ranker's features. The model also holds
+each field's acceptance threshold (:mod:`..review`). ``ledgerline-train`` (:mod:`.train`)
+rebuilds the model.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..candidates import Candidate
 from ..choice import Choice
 from ..finders import FoundCandidates
 from ..geometry import DocText
-from .model import FieldPick, load
+from .model import CURRENCY, FieldPick, describe, load
 from .rows import RANKED_FIELDS, document_rows
 
 __all__ = ["RANKED_FIELDS", "choose"]
@@ -35,11 +39,19 @@ def _candidate(field: str, pick: FieldPick) -> Candidate | None:
     )
 
 
-def choose(dt: DocText, found: FoundCandidates, items: list | None = None) -> Choice:
-    """``items``: the line items, when the caller has read them already."""
+def choose(dt: DocText, found: FoundCandidates, items: list | None = None, ranker=None) -> Choice:
+    """``items``: the line items, when the caller has read them already; ``ranker``: the model
+    to decide with (the committed one by default; a benchmark passes one trained without the
+    document's source)."""
+    ranker = ranker or load()
     doc = document_rows(dt, found, items)
-    picks = load().decide(doc)
+    picks = ranker.decide(doc)
     fields = dict(doc.rules.fields)
     for f in RANKED_FIELDS:
         fields[f] = _candidate(f, picks[f])
-    return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed)
+    currency = fields.get(CURRENCY)
+    if currency is not None:  # the rules' choice, with the confidence its evidence earns
+        fields[CURRENCY] = replace(currency, score=picks[CURRENCY].confidence)
+    notes = {f: describe(f, pick) for f, pick in picks.items() if pick.value is not None}
+    return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed,
+                  dict(ranker.thresholds), notes)

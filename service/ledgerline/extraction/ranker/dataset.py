@@ -62,6 +62,32 @@ def norm(field: str, value):
     return "".join(str(value).split()).casefold()
 
 
+def in_schema(truth: dict) -> dict:
+    """The truth in invoice-v2's terms: ``document_type`` "invoice" or "credit_note" (the
+    e-invoice rows give the XML's type code, whose credit notes may write their totals as
+    positive numbers), and a credit note's totals, amount due and line net amounts negative.
+    A correction or an invoice whose totals are negative reduces what is owed: a credit note."""
+    from ..document_type import CREDIT_NOTE, INVOICE, of_xml, signed_amounts
+
+    kind = truth.get("document_type")
+    if kind not in (INVOICE, CREDIT_NOTE):
+        kind = of_xml(None if kind is None else str(kind), False, {
+            f: None if truth.get(f) is None else Decimal(str(truth[f])) for f in AMOUNT_FIELDS
+        }).value
+    out = {**truth, "document_type": kind}
+    if kind != CREDIT_NOTE:
+        return out
+    for f in AMOUNT_FIELDS:
+        if out.get(f) is not None:
+            out[f] = signed_amounts(Decimal(str(out[f])))
+    out["line_items"] = [
+        {**li, "net_amount": None if li.get("net_amount") is None
+         else signed_amounts(Decimal(str(li["net_amount"])))}
+        for li in truth.get("line_items") or []
+    ]
+    return out
+
+
 def manifest_rows(corpus: Path) -> list[dict]:
     manifest = corpus / "MANIFEST.tsv"
     if not manifest.is_file():
@@ -84,7 +110,7 @@ def corpus_documents(corpus: Path, *, scorable_only: bool = True) -> list[Docume
     for n, row in enumerate(manifest_rows(corpus)):
         if row["has_text_layer"] != "yes" or (scorable_only and row["scorable"] != "yes"):
             continue
-        truth = json.loads((corpus / row["truth"]).read_text(encoding="utf-8"))
+        truth = in_schema(json.loads((corpus / row["truth"]).read_text(encoding="utf-8")))
         try:
             pages = parse_pdf(corpus / row["pdf"]).pages
         except ExtractionError:

@@ -304,7 +304,7 @@ class DocContext:
     def left_on_line(self, i: int, start: int):
         """The nearest label before position start on line i: (class, weight, distance)."""
         best = None
-        for cls, w, s, e in self.hits[i]:
+        for cls, w, _s, e in self.hits[i]:
             if e <= start + 1:
                 best = (cls, w, start - e)
         return best
@@ -558,7 +558,7 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
         put("name_len", len(s))
         upper = sum(ch.isupper() for ch in letters)
         put("name_upper_share", upper / len(letters) if letters else 0)
-        put("name_has_legal_form", bool(V.legal_form.search(s.lower())))
+        put("name_has_legal_form", P.printed_legal_form(s))
         if i is not None:
             put("name_in_buyer_block", _in_buyer_block(ctx, i))
             page1 = ctx.dt.by_page.get(1, [])

@@ -72,7 +72,7 @@ def choose_field(values: dict, field: str = "") -> Pick:
     return Pick(ranked[0], dist[ranked[0]])
 
 
-def _adds_up(n, t, g) -> bool:
+def adds_up(n, t, g) -> bool:
     """net + tax = gross, to the cent, or to the unit where the gross is a whole number."""
     if g == 0:
         return False
@@ -83,11 +83,12 @@ def _adds_up(n, t, g) -> bool:
     return whole and miss < WHOLE_UNIT_ROUNDING and miss <= ROUNDING_SHARE * abs(g)
 
 
-def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = ()) -> float:
+def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = (),
+                deducted: frozenset = frozenset()) -> float:
     w = 1.0
     if n is not None and t is not None and g is not None:
-        w *= CONSISTENT if _adds_up(n, t, g) else INCONSISTENT
-    elif n is not None and g is not None and abs(g) < abs(n):
+        w *= CONSISTENT if adds_up(n, t, g) else INCONSISTENT
+    elif n is not None and g is not None and abs(g) < abs(n) and n not in deducted:
         w *= GROSS_BELOW_NET
     if n is not None and t is not None and abs(t) > abs(n):
         w *= TAX_ABOVE_NET
@@ -100,12 +101,15 @@ def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = ()) -> float:
 
 
 def choose_totals(
-    values: dict[str, dict], *, paid: bool = False, balances: tuple = ()
+    values: dict[str, dict], *, paid: bool = False, balances: tuple = (),
+    deducted: frozenset = frozenset(),
 ) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
     ``paid``: the page says something was paid already (the amount due then gains nothing
     from being the gross total); ``balances``: earlier balances the page prints, which an
-    amount due may add to the gross total as expectedly as it equals it."""
+    amount due may add to the gross total as expectedly as it equals it; ``deducted``: net
+    totals printed over a deduction in their column of totals (a subtotal, a discount under
+    it, the total under that), which a gross total below them does not contradict."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
@@ -116,7 +120,8 @@ def choose_totals(
         w = 1.0
         for _v, p in combo:
             w *= p
-        w *= _arithmetic(*(v for v, _p in combo), paid=paid, balances=balances)
+        w *= _arithmetic(*(v for v, _p in combo), paid=paid, balances=balances,
+                         deducted=deducted)
         combos.append((w, tuple(v for v, _p in combo)))
     total = sum(w for w, _ in combos) or 1.0
     _best_w, best = max(combos, key=lambda c: (c[0], sum(v is not None for v in c[1])))
@@ -131,7 +136,8 @@ def choose_totals(
 def _derive(picks: dict[str, Pick]) -> None:
     """A missing total that the other two imply."""
     n, t, g = (picks[f] for f in ("net_total", "tax_total", "gross_total"))
-    if t.value is None and n.value is not None and g.value is not None and _covers(g, n):
+    if t.value is None and n.value is not None and g.value is not None and _covers(g, n) \
+            and g.value != n.value:  # net = gross: no VAT printed, none to invent
         p = min(n.probability, g.probability) * DERIVED_FACTOR
         picks["tax_total"] = Pick(g.value - n.value, p, derived=True)
     elif n.value is None and t.value is not None and g.value is not None:

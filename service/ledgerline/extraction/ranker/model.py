@@ -1,9 +1,12 @@
-"""The committed ranker: one LightGBM model per field, and a calibration map per field.
+"""The committed ranker: one LightGBM model per field, a calibrator and an acceptance threshold
+per field.
 
 The model file (``model.json.gz`` beside this module) holds, per ranked field, the booster as
-LightGBM's own text format and the calibration breakpoints, plus the feature names it was
-trained on (a file trained on other features refuses to load). :func:`load` reads it once per
-process. :meth:`Ranker.decide` turns a document's feature rows into one pick per field.
+LightGBM's own text format; per ranked field and the currency, the calibrator that turns a
+value's evidence into its confidence and the confidence a value must reach for its document to
+be taken without review (:mod:`.confidence`); and the feature and evidence names it was trained
+on (a file trained on others refuses to load). :func:`load` reads it once per process.
+:meth:`Ranker.decide` turns a document's feature rows into one pick per field.
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..document import AMOUNT_FIELDS
+from ..document import AMOUNT_FIELDS, DATE_FIELDS
 from ..finders.parties import PARTY_LABEL
 from ..text import fold
 from ..versions import RANKER_FORMAT, RANKER_MODEL, file_digest
 from ..vocabulary import VOCABULARY as V
-from .calibration import Calibration
-from .features import FEATURE_NAMES, Row
-from .joint import Pick, choose_field, choose_totals
+from .confidence import EVIDENCE, Calibrator, evidence
+from .features import FEATURE_INDEX, FEATURE_NAMES, Row
+from .joint import CASH_ROUNDING, Pick, adds_up, choose_field, choose_totals, distribution
 from .rows import RANKED_FIELDS, DocumentRows
 
 MODEL_PATH, FORMAT = RANKER_MODEL, RANKER_FORMAT  # named with the cache key's versions
@@ -41,15 +44,19 @@ class ModelFileError(RuntimeError):
 class FieldPick:
     value: object
     probability: float  # raw: the ranker's, joint for the totals
-    confidence: float  # calibrated
+    confidence: float  # calibrated from the evidence
     row: Row | None  # where it is printed (None: derived or not found)
     derived: bool = False
+    evidence: tuple = ()  # confidence.EVIDENCE of the value
 
 
 class Ranker:
-    def __init__(self, boosters: dict, calibrations: dict[str, Calibration], meta: dict):
+    def __init__(self, boosters: dict, calibrators: dict[str, Calibrator], thresholds: dict,
+                 meta: dict):
         self.boosters = boosters  # field -> lightgbm.Booster, or None (no training data)
-        self.calibrations = calibrations
+        self.calibrators = calibrators  # field -> Calibrator (the ranked fields and currency)
+        # field -> the confidence a value must reach for its document to be taken without review
+        self.thresholds = thresholds
         self.meta = meta
 
     def probabilities(self, doc: DocumentRows) -> dict[str, np.ndarray]:
@@ -64,9 +71,9 @@ class Ranker:
         return out
 
     def decide(self, doc: DocumentRows, probs: dict[str, np.ndarray] | None = None):
-        """{field: FieldPick} for every ranked field."""
+        """{field: FieldPick} for every ranked field and the currency."""
         probs = self.probabilities(doc) if probs is None else probs
-        return decide(doc, probs, self.calibrations)
+        return decide(doc, probs, self.calibrators)
 
 
 def _values(rows: list[Row], p: np.ndarray) -> tuple[dict, dict]:
@@ -82,25 +89,26 @@ def _values(rows: list[Row], p: np.ndarray) -> tuple[dict, dict]:
     return best, where
 
 
-def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, FieldPick]:
+def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, FieldPick]:
+    """One pick per ranked field and the currency, each with its confidence from its evidence
+    (:mod:`.confidence`; ``calibrators`` empty: the raw probability)."""
     picks: dict[str, FieldPick] = {}
     values, where = {}, {}
     for f in RANKED_FIELDS:
         values[f], where[f] = _values(doc.rows[f], probs[f])
     totals = choose_totals(
-        {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances
+        {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances,
+        deducted=_over_a_deduction(doc),
     )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
-        cal = calibrations.get(f)
-        conf = cal(pick.probability) if cal is not None else pick.probability
         row = None if pick.derived else where[f].get(pick.value)
         value = pick.value
         if f in PARTY_FIELDS and value is not None:
             value, row = _labelled_spelling(value, row, doc.rows[f], probs[f])
             if doc.declared_form:
                 value = _without_form(str(value), doc.declared_form)
-        picks[f] = FieldPick(value, pick.probability, conf, row, pick.derived)
+        picks[f] = FieldPick(value, pick.probability, pick.probability, row, pick.derived)
     due, issue = picks["due_date"], picks["issue_date"]
     if due.value is not None and due.value == issue.value and _same_place(due.row, issue.row):
         picks["due_date"] = FieldPick(None, 0.0, 0.0, None)  # one date: the issue date
@@ -108,12 +116,141 @@ def decide(doc: DocumentRows, probs: dict, calibrations: dict) -> dict[str, Fiel
     if not doc.paid_words:
         # nothing paid yet: the amount due is the gross total, and the other way round
         if due.value is None and gross.value is not None:
-            conf = min(DERIVED_CEILING, gross.confidence)
-            picks["amount_due"] = FieldPick(gross.value, gross.probability, conf, None, True)
+            picks["amount_due"] = FieldPick(gross.value, gross.probability, 0.0, None, True)
         elif gross.value is None and due.value is not None:
-            conf = min(DERIVED_CEILING, due.confidence)
-            picks["gross_total"] = FieldPick(due.value, due.probability, conf, None, True)
+            picks["gross_total"] = FieldPick(due.value, due.probability, 0.0, None, True)
+    picks["currency"] = _currency_pick(doc)
+    for f, pick in picks.items():
+        if pick.value is None:
+            continue
+        pick.evidence = _evidence(f, pick, picks, doc, values.get(f, {}))
+        cal = calibrators.get(f)
+        pick.confidence = cal(pick.evidence) if cal is not None else pick.probability
+        if pick.derived and f in ("amount_due", "gross_total") and pick.row is None:
+            pick.confidence = min(DERIVED_CEILING, pick.confidence)
     return picks
+
+
+# What a low confidence rests on, said in a review reason: the evidence (confidence.EVIDENCE)
+# that is weak, strongest doubt first.
+CLOSE_MARGIN = 0.2
+
+
+def describe(field: str, pick: FieldPick) -> str:
+    """The evidence of a pick in words: what speaks against it (or "")."""
+    if not pick.evidence:
+        return ""
+    _logit, margin, label, places, arithmetic, derived, ambiguous = pick.evidence
+    doubts = []
+    if ambiguous:
+        doubts.append("its day and month could be read the other way round")
+    if derived and field == CURRENCY:
+        # evidence "derived" of a currency: named by a word only (no place), or a '$' sign
+        # resolved by the country the page names (:func:`_evidence`)
+        doubts.append("named by a word only, not printed as a code" if pick.derived else
+                      "no code is printed: read from a '$' sign and the country the page names")
+    elif derived:
+        doubts.append("computed from the other totals, not printed" if pick.row is None
+                      else "not printed where it can be shown")
+    if arithmetic < 0:
+        doubts.append(_DISAGREES[field])
+    if not label:
+        doubts.append("no label names it")
+    if margin < CLOSE_MARGIN:
+        doubts.append(f"another value is nearly as likely (margin {margin:.2f})")
+    if places <= 1 and not derived:
+        doubts.append("printed once")
+    return ", ".join(doubts)
+
+
+# What a value contradicts, per field (:func:`_arithmetic` says which ones it checks).
+_DISAGREES = {
+    "net_total": "net + tax does not make the gross total",
+    "tax_total": "net + tax does not make the gross total",
+    "gross_total": "net + tax does not make the gross total",
+    "amount_due": "the amount due is more than the gross total",
+    "issue_date": "the due date comes before it",
+    "due_date": "it comes before the issue date",
+}
+
+
+def _over_a_deduction(doc: DocumentRows) -> frozenset:
+    """Net totals printed over a deduction in their column of totals."""
+    k = FEATURE_INDEX["col_deduction_below"]
+    return frozenset(r.value for r in doc.rows["net_total"] if r.x[k])
+
+
+CURRENCY = "currency"
+CONFIDENCE_FIELDS = (*RANKED_FIELDS, CURRENCY)  # the fields whose confidence is calibrated here
+
+
+def _currency_pick(doc: DocumentRows) -> FieldPick:
+    """The rules' currency, its probability the rules' score."""
+    c = doc.rules.fields.get(CURRENCY)
+    if c is None:
+        return FieldPick(None, 0.0, 0.0, None)
+    return FieldPick(c.value, c.score, c.score, None, derived=c.page is None)
+
+
+def _evidence(f: str, pick: FieldPick, picks: dict, doc: DocumentRows, values: dict) -> tuple:
+    """What the page says about a pick besides its probability (:data:`confidence.EVIDENCE`)."""
+    if f == CURRENCY:
+        votes = doc.currency_votes
+        total = sum(votes.values()) or 1
+        ranked = sorted(votes.values(), reverse=True) + [0, 0]
+        chosen = doc.rules.fields[CURRENCY]
+        inferred = pick.derived or chosen.evidence.kind == "context_symbol"  # '$' by country
+        return evidence(pick.probability, (ranked[0] - ranked[1]) / total,
+                        1.0 if chosen.evidence.kind == "label" else 0.0,
+                        votes.get(pick.value, 0), 0.0, inferred)
+    shares = distribution(values)
+    ranked = sorted((q for v, q in shares.items() if v is not None), reverse=True) + [0.0, 0.0]
+    row = pick.row
+    label = max((c.evidence.label_weight or 0.0 for c in (row.cands if row else ())
+                 if c.evidence.kind == "label"), default=0.0)
+    if f in PARTY_FIELDS and row is not None and any(c.evidence.kind == PARTY_LABEL
+                                                     for c in row.cands):
+        label = max(label, 1.0)
+    places = sum(1 for r in doc.rows[f] if r.value == pick.value)
+    ambiguous = f in DATE_FIELDS and not doc.date_order_settled and row is not None and any(
+        _either_way(c.raw) for c in row.cands)
+    return evidence(pick.probability, ranked[0] - ranked[1], label, places,
+                    _arithmetic(f, picks), pick.derived, ambiguous)
+
+
+_DAY_MONTH = re.compile(r"(?<!\d)(\d{1,2})[./-](\d{1,2})[./-]\d{2,4}(?!\d)")
+
+
+def _either_way(raw: str | None) -> bool:
+    """Can the printed date be read with its day and month the other way round ("02/03/2021")?"""
+    m = _DAY_MONTH.search(raw or "")
+    return bool(m) and m.group(1) != m.group(2) and int(m.group(1)) <= 12 \
+        and int(m.group(2)) <= 12
+
+
+def _arithmetic(f: str, picks: dict) -> float:
+    """+1 where the value agrees with the other totals or dates, -1 where it contradicts them,
+    0 where they cannot tell (a total missing or computed from the others)."""
+    def printed(name):
+        p = picks.get(name)
+        return None if p is None or p.value is None or p.derived else p.value
+
+    if f in ("net_total", "tax_total", "gross_total"):
+        n, t, g = printed("net_total"), printed("tax_total"), printed("gross_total")
+        if n is None or t is None or g is None:
+            return 0.0
+        return 1.0 if adds_up(abs(n), abs(t), abs(g)) else -1.0
+    if f == "amount_due":
+        d, g = printed("amount_due"), printed("gross_total")
+        if d is None or g is None:
+            return 0.0
+        return 1.0 if d == g else (-1.0 if abs(d) > abs(g) + CASH_ROUNDING else 0.0)
+    if f in ("issue_date", "due_date"):
+        i, d = printed("issue_date"), printed("due_date")
+        if i is None or d is None or isinstance(i, str) or isinstance(d, str):
+            return 0.0
+        return 1.0 if d >= i else -1.0
+    return 0.0
 
 
 PARTY_FIELDS = ("seller_name", "buyer_name")
@@ -163,17 +300,19 @@ def _without_form(name: str, form: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the file
-def dump(path: Path, boosters: dict, calibrations: dict, meta: dict) -> None:
+def dump(path: Path, boosters: dict, calibrators: dict, thresholds: dict, meta: dict) -> None:
     data = {
         "format": FORMAT,
         "features": list(FEATURE_NAMES),
+        "evidence": list(EVIDENCE),
         "meta": meta,
         "fields": {
             f: {
-                "booster": None if b is None else b.model_to_string(),
-                "calibration": calibrations[f].to_json(),
+                "booster": None if boosters.get(f) is None else boosters[f].model_to_string(),
+                "calibrator": calibrators[f].to_json(),
+                "accept_threshold": thresholds[f],
             }
-            for f, b in boosters.items()
+            for f in CONFIDENCE_FIELDS
         },
     }
     blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
@@ -188,17 +327,22 @@ def read(path: Path) -> Ranker:
         data = json.loads(gzip.decompress(path.read_bytes()))
     except (OSError, ValueError) as exc:
         raise ModelFileError(f"cannot read the ranker model {path.name}: {exc}") from exc
-    if data.get("format") != FORMAT or data.get("features") != list(FEATURE_NAMES):
+    if (
+        data.get("format") != FORMAT
+        or data.get("features") != list(FEATURE_NAMES)
+        or data.get("evidence") != list(EVIDENCE)
+    ):
         raise ModelFileError(
             f"the ranker model {path.name} was trained on other features; "
             "rebuild it with `ledgerline-train`"
         )
-    boosters, calibrations = {}, {}
+    boosters, calibrators, thresholds = {}, {}, {}
     for f, entry in data["fields"].items():
         text = entry["booster"]
         boosters[f] = None if text is None else lightgbm.Booster(model_str=text)
-        calibrations[f] = Calibration.from_json(entry["calibration"])
-    return Ranker(boosters, calibrations, data.get("meta", {}))
+        calibrators[f] = Calibrator.from_json(entry["calibrator"])
+        thresholds[f] = entry["accept_threshold"]
+    return Ranker(boosters, calibrators, thresholds, data.get("meta", {}))
 
 
 @lru_cache(maxsize=1)

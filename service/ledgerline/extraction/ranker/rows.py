@@ -7,7 +7,7 @@ printed place of a value) and their feature matrix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
@@ -49,13 +49,17 @@ class DocumentRows:
     paid_words: bool  # the document says something was paid already
     declared_form: str | None = None  # the legal form a French mention states apart
     earlier_balances: tuple = ()  # figures of earlier balances the amount due may add
+    # currency code -> the votes of its printed mentions (codes, symbols, words), a '$' none
+    currency_votes: dict = field(default_factory=dict)
+    # the document's own dates settle which of "03/04" is the day (one of them has a day > 12)
+    date_order_settled: bool = True
 
 
 def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
     """``items``: the document's line items, whose sum is a feature of the totals (read here
     when not given)."""
     if items is None:
-        items = extract_line_items(dt, credit_note=found.facts.credit_note)
+        items = extract_line_items(dt)
     rules = choose(dt, found)
     scores = {id(c): c.score for cands in found.fields.values() for c in cands}
     lines_of = {
@@ -74,8 +78,13 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
         rows[f] = got = field_rows(ctx, f, found.fields[f], pick_value, scores)
         matrices[f] = _matrix(got)
     facts = found.facts
+    votes: dict = {}
+    for c in found.fields["currency"]:
+        if c.evidence.kind != "label":
+            votes[c.value] = votes.get(c.value, 0) + c.evidence.facts.get("votes", 0)
     return DocumentRows(
-        rows, matrices, rules, facts.paid_words, facts.declared_form, facts.earlier_balances
+        rows, matrices, rules, facts.paid_words, facts.declared_form, facts.earlier_balances,
+        {code: n for code, n in votes.items() if n}, dt.date_order_settled,
     )
 
 

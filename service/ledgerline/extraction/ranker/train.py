@@ -6,7 +6,8 @@
 Steps: read every scorable text-layer row of the corpus and ``--generated`` sample invoices;
 turn each into feature rows (:mod:`.rows`), labelled by the truth; run leave-one-source-out over
 the real documents the model may learn from (:func:`leave_one_source_out`), whose predictions on
-each left-out source fit the calibration maps; train the final model on everything it may learn
+each left-out source fit each field's calibrator (a value's evidence -> its confidence) and its
+acceptance threshold (:mod:`.confidence`); train the final model on everything it may learn
 from; write the model file. Rows whose licence is ``none stated`` never enter a training set, in
 any fold (:func:`.dataset.is_trainable`). Fixed seeds, LightGBM's deterministic mode on one
 thread: the same inputs give the same file.
@@ -25,12 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..document import AMOUNT_FIELDS
+from ..document_type import CREDIT_NOTE
 from ..finders import find_candidates
 from ..geometry import DocText
-from . import calibration
+from . import confidence
 from .dataset import Document, corpus_documents, default_corpus, generated_documents, norm
 from .features import CATEGORICAL, FEATURE_INDEX, FEATURE_NAMES
-from .model import MODEL_PATH, decide, dump
+from .model import CONFIDENCE_FIELDS, MODEL_PATH, decide, dump
 from .rows import RANKED_FIELDS, DocumentRows, document_rows
 
 JOBS = min(2, os.cpu_count() or 1)  # folds trained at once: these machines have two cores
@@ -82,13 +85,23 @@ def examples(docs: list[Document]) -> list[Example]:
             truth = norm(f, d.truth.get(f))
             if truth is None:
                 continue
-            labels[f] = np.asarray([norm(f, r.value) == truth for r in rows.rows[f]], dtype=float)
+            labels[f] = np.asarray([same(f, r.value, truth, d.truth) for r in rows.rows[f]],
+                                   dtype=float)
         if d.part == "generated":
             weight = GENERATED_WEIGHT
         else:
             weight = REAL_WEIGHT / sizes[d.source] ** 0.5
         out.append(Example(d, rows, labels, weight))
     return out
+
+
+def same(field: str, value, truth, doc_truth: dict) -> bool:
+    """Is a candidate's value the truth? A credit note's amounts are compared as magnitudes:
+    the page may print them either way, their sign is the document type's."""
+    got = norm(field, value)
+    if field in AMOUNT_FIELDS and doc_truth.get("document_type") == CREDIT_NOTE:
+        return got is not None and abs(got) == abs(truth)
+    return got == truth
 
 
 def fit_field(train: list[Example], field: str):
@@ -140,32 +153,34 @@ class Folds:
     everything: dict  # field -> booster trained on every trainable document (the final model)
 
 
-def _fold(source: str | None) -> tuple[dict, dict | None]:
-    """Predictions for ``source``'s documents by a model trained on every other trainable
-    document; ``source`` None: the model of every trainable document, which predicts for the
-    sources no model may learn from and is the final model."""
+def _fold(held: tuple[str, ...] | None) -> tuple[dict, dict | None]:
+    """Predictions for the documents of the ``held`` sources by a model trained on every other
+    trainable document; ``held`` None: the model of every trainable document, which predicts for
+    the sources no model may learn from and is the final model."""
     exs = _FOLD_EXAMPLES
-    boosters = fit([ex for ex in exs if ex.doc.trainable and ex.doc.source != source])
-    if source is None:
+    boosters = fit([ex for ex in exs if ex.doc.trainable and ex.doc.source not in (held or ())])
+    if held is None:
         learnable = {ex.doc.source for ex in exs if ex.doc.trainable}
         test = [ex for ex in exs if ex.doc.part != "generated" and ex.doc.source not in learnable]
     else:
-        test = [ex for ex in exs if ex.doc.source == source]
-    return {ex.doc.key: predict(boosters, ex) for ex in test}, boosters if source is None else None
+        test = [ex for ex in exs if ex.doc.source in held]
+    return {ex.doc.key: predict(boosters, ex) for ex in test}, boosters if held is None else None
 
 
-def folds(exs: list[Example], *, jobs: int = 1, progress=None) -> Folds:
+def folds(exs: list[Example], *, jobs: int = 1, progress=None, groups=None) -> Folds:
     """Leave-one-source-out over the real documents, plus the model of everything.
 
     Each fold trains on every trainable document of the other sources and on the generated
     ones; sources that may not be trained on are left out of every fold anyway, so the model of
-    everything serves them all. Every fold trains on one thread in its own process (``jobs`` at
-    a time), so the result does not depend on ``jobs``."""
+    everything serves them all. ``groups``: instead of one source per fold, these tuples of
+    sources (a split by repository that holds out many at once; no model of everything then).
+    Every fold trains on one thread in its own process (``jobs`` at a time), so the result does
+    not depend on ``jobs``."""
     global _FOLD_EXAMPLES
     sources = sorted(
         {ex.doc.source for ex in exs if ex.doc.part != "generated" and ex.doc.trainable}
     )
-    tasks = [None, *sources]
+    tasks = list(groups) if groups is not None else [None, *((s,) for s in sources)]
     probs: dict[str, dict] = {}
     everything = None
     _FOLD_EXAMPLES = exs
@@ -193,35 +208,62 @@ def leave_one_source_out(exs: list[Example], *, jobs: int = 1, progress=None) ->
     return folds(exs, jobs=jobs, progress=progress).probs
 
 
-def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[tuple]]:
-    """(raw probability, right, weight) of every field value chosen with these probabilities,
-    where the truth says what the value should be; each weighs one over the square root of its
-    source's size."""
+@dataclass(frozen=True)
+class Outcome:
+    """One value chosen out of source: its evidence, whether it was right, its weight."""
+
+    evidence: tuple
+    right: bool
+    weight: float
+    source: str
+
+
+def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[Outcome]]:
+    """The outcome of every field value chosen with these probabilities, where the truth says
+    what it should be; each weighs one over the square root of its source's size. On the
+    outside documents, whose truth was written from the printed page, a value the truth does
+    not have is wrong (the page does not state it); elsewhere such a value is not judged."""
     got = defaultdict(list)
-    no_calibration = {}
     sizes = defaultdict(int)
     for ex in exs:
         sizes[ex.doc.source] += 1
     for ex in exs:
         if ex.doc.key not in probs:
             continue
-        picks = decide(ex.rows, probs[ex.doc.key], no_calibration)
+        picks = decide(ex.rows, probs[ex.doc.key], {})
         for f, pick in picks.items():
             truth = norm(f, ex.doc.truth.get(f))
-            if truth is None or pick.value is None:
+            if pick.value is None or (truth is None and ex.doc.part != "outside"):
                 continue
+            right = truth is not None and same(f, pick.value, truth, ex.doc.truth)
             weight = 1.0 / sizes[ex.doc.source] ** 0.5
-            got[f].append((pick.probability, norm(f, pick.value) == truth, weight))
+            got[f].append(Outcome(pick.evidence, right, weight, ex.doc.source))
     return got
 
 
-def calibrations(pairs: dict[str, list[tuple]]) -> dict:
-    out = {}
-    for f in RANKED_FIELDS:
+def fit_confidence(pairs: dict[str, list[Outcome]]) -> tuple[dict, dict]:
+    """(calibrator, acceptance threshold) per field. The threshold is chosen on confidences
+    each computed by a calibrator fitted without the value's own source: no value at least
+    that sure was wrong on a source neither the ranker nor the calibrator had seen."""
+    calibrators, thresholds = {}, {}
+    for f in CONFIDENCE_FIELDS:
         got = pairs.get(f, [])
-        out[f] = calibration.fit([p for p, _, _ in got], [ok for _, ok, _ in got],
-                                 [w for _, _, w in got])
-    return out
+        calibrators[f] = _fit(got)
+        confs, right, weights = [], [], []
+        for source in sorted({o.source for o in got}):
+            held_out = _fit([o for o in got if o.source != source])
+            for o in got:
+                if o.source == source:
+                    confs.append(held_out(o.evidence))
+                    right.append(o.right)
+                    weights.append(o.weight)
+        thresholds[f] = confidence.accept_threshold(confs, right, weights)
+    return calibrators, thresholds
+
+
+def _fit(got: list[Outcome]) -> confidence.Calibrator:
+    return confidence.fit([o.evidence for o in got], [o.right for o in got],
+                          [o.weight for o in got])
 
 
 def calibration_pairs(exs, probs, *, without_source: str | None = None):
@@ -247,10 +289,10 @@ def build(corpus: Path, generated: int, seed: int, *, jobs: int = 1, log=print):
     return finish(exs, done, generated, seed)
 
 
-def finish(exs: list[Example], done: Folds, generated: int, seed: int) -> tuple[dict, dict, dict]:
-    """The model file's parts from the folds: the model of everything, calibrated on the
-    predictions for left-out sources."""
-    cals = calibrations(calibration_pairs(exs, done.probs))
+def finish(exs: list[Example], done: Folds, generated: int, seed: int) -> tuple:
+    """The model file's parts from the folds: the model of everything, its calibrators and
+    acceptance thresholds fitted on the predictions for left-out sources."""
+    cals, thresholds = fit_confidence(calibration_pairs(exs, done.probs))
     meta = {
         "documents": sum(1 for ex in exs if ex.doc.trainable),
         "generated": generated,
@@ -258,7 +300,7 @@ def finish(exs: list[Example], done: Folds, generated: int, seed: int) -> tuple[
         "rounds": ROUNDS,
         "lightgbm": _lightgbm_version(),
     }
-    return done.everything, cals, meta
+    return done.everything, cals, thresholds, meta
 
 
 def _lightgbm_version() -> str:
@@ -281,9 +323,9 @@ def main(argv=None) -> int:
         print(f"corpus not found at {corpus} (MANIFEST.tsv missing)", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    boosters, cals, meta = build(corpus, args.generated, args.seed, jobs=args.jobs)
+    boosters, cals, thresholds, meta = build(corpus, args.generated, args.seed, jobs=args.jobs)
     out = Path(args.out)
-    dump(out, boosters, cals, meta)
+    dump(out, boosters, cals, thresholds, meta)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB) in {time.perf_counter() - t0:.1f} s")
     return 0
 
@@ -306,4 +348,5 @@ if __name__ == "__main__":
     raise SystemExit(cli())
 
 
-__all__ = ["build", "examples", "finish", "fit", "folds", "leave_one_source_out", "main"]
+__all__ = ["build", "examples", "finish", "fit", "fit_confidence", "folds",
+           "leave_one_source_out", "main"]

@@ -27,6 +27,7 @@ class XmlInvoice:
     syntax: str  # "CII", "CII-ZUGFeRD1", "UBL", "KSeF"
     profile: str | None = None  # customisation / guideline id; KSeF: "FA (3)"
     type_code: str | None = None
+    credit_note_root: bool = False  # a UBL CreditNote (its type code may say nothing more)
     fields: dict = field(default_factory=dict)  # name -> str | Decimal | None (raw XML text kept)
     raw: dict = field(default_factory=dict)  # name -> text as in the XML
     line_items: list = field(default_factory=list)
@@ -72,11 +73,18 @@ def _text(el, path: str | None = None) -> str | None:
     return t or None
 
 
+# xs:decimal, the type of every amount, quantity and rate in UBL, CII and KSeF: ASCII digits,
+# an optional sign and point, nothing else. Decimal() alone also reads "1e3", "1_000" and other
+# scripts' digits ("١٢٠"), which the official rules refuse; such a value is not a number here.
+XS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
 def _dec(text: str | None) -> Decimal | None:
-    if text is None:
+    text = text.strip(" \t\r\n") if text is not None else ""
+    if not XS_DECIMAL.fullmatch(text):
         return None
     try:
-        value = Decimal(text.strip())
+        value = Decimal(text)
     except InvalidOperation:
         return None
     if not value.is_finite() or (value != 0 and not -12 <= value.adjusted() <= 18):
@@ -93,11 +101,11 @@ def _cii_date(el, warnings: list | None = None) -> str | None:
         node = el
     t = (node.text or "").strip()
     fmt = node.get("format", "102")
-    if re.fullmatch(r"\d{8}", t):
+    if re.fullmatch(r"[0-9]{8}", t):
         if fmt != "102" and warnings is not None:
             warnings.append(f"{_ln(el)}: date format code {fmt!r} is not 102; read as CCYYMMDD")
         return f"{t[:4]}-{t[4:6]}-{t[6:8]}"
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t[:10]):
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", t[:10]):
         return t[:10]
     return None
 
@@ -173,6 +181,8 @@ def _read_cii(root, syntax: str) -> XmlInvoice:
         "buyer_vat_id": _tax_id(buyer, "VA"),
         "purchase_order": po,
         "iban": iban,
+        "preceding_invoice_number": _text(settlement, "InvoiceReferencedDocument/IssuerAssignedID")
+        or _text(settlement, "InvoiceReferencedDocument/ID"),
     }
     money = {}
     for name, tag in (
@@ -253,7 +263,7 @@ def _ubl_vat(party) -> str | None:
 
 def _read_ubl(root) -> XmlInvoice:
     credit = _ln(root) == "CreditNote"
-    inv = XmlInvoice(syntax="UBL")
+    inv = XmlInvoice(syntax="UBL", credit_note_root=credit)
     inv.profile = _text(root, "CustomizationID")
     inv.type_code = _text(root, "CreditNoteTypeCode" if credit else "InvoiceTypeCode")
     currency = _text(root, "DocumentCurrencyCode")
@@ -283,6 +293,7 @@ def _read_ubl(root) -> XmlInvoice:
         "buyer_vat_id": _ubl_vat(buyer),
         "purchase_order": _text(root, "OrderReference/ID"),
         "iban": iban,
+        "preceding_invoice_number": _text(root, "BillingReference/InvoiceDocumentReference/ID"),
     }
     money = {
         "net_total": _amount_in(_kids(monetary, "TaxExclusiveAmount"), currency),

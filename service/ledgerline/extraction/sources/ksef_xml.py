@@ -47,6 +47,7 @@ VAT_GROUPS = (
     ("P_13_11", None, (0,), "E"),
 )
 POLISH_ACCOUNT = re.compile(r"\d{26}")  # NRB: the IBAN without its "PL"
+NO_POLISH_VAT = ("zw", "oo", "np")  # P_12 codes of a line without Polish VAT
 
 
 def _sum(values) -> Decimal | None:
@@ -118,7 +119,7 @@ def _paid(fa, gross: Decimal | None) -> Decimal | None:
 
 def _line(row) -> dict:
     rate = _text(row, "P_12") or ""
-    number = re.match(r"\d+(?:\.\d+)?", rate)
+    number = re.match(r"[0-9]+(?:\.[0-9]+)?", rate)
     return {
         "line_id": _text(row, "NrWierszaFa"),
         "description": _text(row, "P_7"),
@@ -126,7 +127,8 @@ def _line(row) -> dict:
         "unit_price": _dec(_text(row, "P_9A")),
         "net_amount": _dec(_text(row, "P_11")),
         # zw (exempt), oo (reverse charge), np (not taxable here): no Polish VAT on the line
-        "vat_rate": Decimal(number.group()) if number else (Decimal("0") if rate else None),
+        "vat_rate": (Decimal(number.group()) if number
+                     else Decimal("0") if rate.lower().startswith(NO_POLISH_VAT) else None),
     }
 
 
@@ -158,6 +160,8 @@ def read_ksef(root) -> XmlInvoice:
         "buyer_name": _text(buyer_ids, "Nazwa"),
         "buyer_vat_id": buyer_vat,
         "purchase_order": _text(fa, "WarunkiTransakcji/Zamowienia/NrZamowienia"),
+        "preceding_invoice_number": _text(fa, "DaneFaKorygowanej/NrFaKorygowanej")
+        or _text(fa, "DaneFaKorygowanej/NrKSeFFaKorygowanej"),
         "iban": iban_raw,
         "net_total": None if net is None else str(net),
         "tax_total": None if tax is None else str(tax),

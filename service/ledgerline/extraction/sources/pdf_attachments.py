@@ -64,7 +64,7 @@ def _filespec_attachment(spec, key_name: str | None) -> Attachment | None:
         return None
     try:
         data = stream.get_data()
-    except Exception as exc:  # a broken filter in an attachment must not sink the document
+    except Exception as exc:  # noqa: BLE001 - a broken filter in an attachment must not sink the document
         log.debug("unreadable attachment: %s", exc)
         return None
     if data is None or len(data) > MAX_ATTACHMENT_BYTES:
@@ -106,7 +106,7 @@ def find_attachments(doc: PDFDocument) -> list[Attachment]:
             specs.extend((None, s) for s in af)
     except RecursionError:
         log.debug("attachment name tree nests too deeply")
-    except Exception as exc:  # a broken name tree must not sink the document
+    except Exception as exc:  # noqa: BLE001 - a broken name tree must not sink the document
         log.debug("attachment lookup failed: %s", type(exc).__name__)
     seen: set = set()
     out: list[Attachment] = []
@@ -117,7 +117,7 @@ def find_attachments(doc: PDFDocument) -> list[Attachment]:
         seen.add(ident)
         try:
             att = _filespec_attachment(spec, key)
-        except Exception as exc:  # one broken attachment must not hide the others
+        except Exception as exc:  # noqa: BLE001 - one broken attachment must not hide the others
             log.debug("attachment skipped: %s", type(exc).__name__)
             att = None
         if att is not None and all(a.data != att.data for a in out):

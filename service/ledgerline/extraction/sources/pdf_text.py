@@ -4,6 +4,7 @@ The same :class:`~pdfminer.pdfdocument.PDFDocument` serves the layout analysis a
 embedded files (:mod:`.pdf_attachments`), so a document is parsed exactly once.  Layout analysis
 runs with ``boxes_flow=None``: we read positioned lines, not pdfminer's reading order of text
 boxes, and skipping the hierarchical box grouping saves about a tenth of the analysis time.
+The values of a filled-in form's text fields are lines of their page too (:mod:`.pdf_form_fields`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from pdfminer.psparser import PSException
 
 from ..errors import ExtractionError
 from ..model import Line, Page
-from ..text import normalise_spaces
+from ..text import normalise_text
 from .pdf_attachments import Attachment, find_attachments
+from .pdf_form_fields import field_lines
 from .pdf_layout import LAYOUT_PARAMS, MAX_PAGES
 
 log = logging.getLogger(__name__)
@@ -76,7 +78,7 @@ def _lines_from_lt(lt: LTTextLine, page_no: int) -> list[Line]:
         for ch in t:
             parts.append(ch)
             chars.append(box)
-    text = normalise_spaces("".join(parts))
+    text = normalise_text("".join(parts))
     if len(text) != len(chars):  # NFC changed the length: per-character positions are lost
         chars = [None] * len(text)
     out: list[Line] = []
@@ -118,7 +120,7 @@ def _collect_lines(container, page_no: int, out: list[Line]) -> None:
 def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedPdf:
     """Parse the PDF at ``path`` once; raise ExtractionError for unusable input."""
     try:
-        fp = open(path, "rb")
+        fp = open(path, "rb")  # noqa: SIM115 - closed by `with fp` below, once open errors are told apart
     except FileNotFoundError as exc:
         raise ExtractionError("file_not_found", f"no such file: {os.fspath(path)!r}") from exc
     except OSError as exc:
@@ -156,6 +158,7 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
                 layout = device.get_result()
                 lines: list[Line] = []
                 _collect_lines(layout, i, lines)
+                lines.extend(field_lines(pdf_page, i))
                 lines.sort(key=lambda ln: (-ln.y1, ln.x0))
                 pages.append(Page(i, layout.width, layout.height, lines))
         except ExtractionError:

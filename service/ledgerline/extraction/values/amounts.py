@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation, localcontext
 
-from ..text import normalise_spaces
+from ..text import normalise_text
 
 _APOSTROPHES = "'\u2019\u02bc"
 _MINUS = "-\u2212\u2013\u2012"
@@ -58,7 +58,9 @@ def _number_to_decimal(num: str, decimal_hint: str | None) -> tuple[Decimal, boo
         sep = "." if last_dot >= 0 else ","
         head, _, tail = num.rpartition(sep)
         if num.count(sep) > 1:
-            dec = None  # 1.234.567: grouping only
+            # 1.234.567: grouping only; 1.234.56, OCR's reading of 1,234.56: a last group that
+            # is no group of three is the decimals
+            dec = None if len(tail) == 3 else sep
         elif len(tail) == 3 and head and not head.startswith("0"):
             dec = sep if decimal_hint == sep else None  # 1,234: grouping unless told otherwise
         else:
@@ -72,7 +74,7 @@ def _number_to_decimal(num: str, decimal_hint: str | None) -> tuple[Decimal, boo
     else:
         other = "," if dec == "." else "."
         int_part, _, frac = num.rpartition(dec)
-        digits = (int_part.replace(other, "") or "0") + "." + frac
+        digits = (int_part.replace(other, "").replace(dec, "") or "0") + "." + frac
     try:
         return Decimal(digits), dec is not None
     except InvalidOperation:
@@ -83,7 +85,7 @@ def parse_amount(text: str, decimal_hint: str | None = None) -> Decimal | None:
     """Parse one amount from ``text`` (which should hold little else); None if not an amount."""
     if text is None:
         return None
-    s = normalise_spaces(str(text)).strip()
+    s = normalise_text(str(text)).strip()
     if not s:
         return None
     m = _AMOUNT_RE.fullmatch(s)
@@ -121,7 +123,7 @@ def find_amounts(
     text: str, decimal_hint: str | None = None
 ) -> list[tuple[Decimal, int, int, bool]]:
     """All amount-looking tokens in a line: (value, start, end, has_decimals)."""
-    s = _LEADERS.sub(lambda m: " " * len(m.group()), normalise_spaces(text))
+    s = _LEADERS.sub(lambda m: " " * len(m.group()), normalise_text(text))
     out = []
     for m in _FIND_RE.finditer(s):
         num = m.group("num")
@@ -145,7 +147,7 @@ def find_amounts(
 
 
 def parse_percent(text: str) -> Decimal | None:
-    m = re.search(r"(\d{1,2}(?:[.,]\d{1,3})?)\s*%", normalise_spaces(text or ""))
+    m = re.search(r"(\d{1,2}(?:[.,]\d{1,3})?)\s*%", normalise_text(text or ""))
     if not m:
         return None
     return Decimal(m.group(1).replace(",", "."))

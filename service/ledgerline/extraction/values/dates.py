@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from ..text import normalise_spaces
+from ..text import normalise_text
 from ..vocabulary import VOCABULARY
 
 # Month names of every vocabulary language (CLDR through babel, see vocabulary.load).
@@ -31,11 +31,11 @@ _DATE_PATTERNS = [
             re.IGNORECASE,
         ),
     ),
-    # August 3, 2014 / Aug 3 , 2014
+    # August 3, 2014 / Aug 3 , 2014 / Aug3,2014 (OCR drops a narrow space after a month)
     (
         "mdy_name",
         re.compile(
-            rf"(?<![A-Za-z])({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})(?!\d)",
+            rf"(?<![A-Za-z])({_MONTH_ALT})\.?\s*(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})(?!\d)",
             re.IGNORECASE,
         ),
     ),
@@ -55,7 +55,7 @@ def _mkdate(y: int, m: int, d: int) -> _dt.date | None:
 
 def find_dates(text: str, *, month_first: bool = False) -> list[tuple[_dt.date, int, int]]:
     """All dates in a piece of text, with their spans, in order of appearance."""
-    s = normalise_spaces(text)
+    s = normalise_text(text)
     found: list[tuple[_dt.date, int, int]] = []
     taken: list[tuple[int, int]] = []
     for kind, rx in _DATE_PATTERNS:
@@ -71,9 +71,7 @@ def find_dates(text: str, *, month_first: bool = False) -> list[tuple[_dt.date, 
                 a, b, y = int(g[0]), int(g[2]), int(g[3])
                 if g[1] == "." or a > 12:
                     d = _mkdate(y, b, a)
-                elif b > 12:
-                    d = _mkdate(y, a, b)
-                elif month_first and g[1] == "/":
+                elif b > 12 or (month_first and g[1] == "/"):
                     d = _mkdate(y, a, b)
                 else:
                     d = _mkdate(y, b, a)

@@ -23,7 +23,9 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   across languages.
 - ``TAX_ABBREVIATIONS``, ``TOTAL_WORDS``, ``SUM_WORDS``, ``EXCLUDING``, ``INCLUDING``: the words of
   totals labels that combine across languages ("MwSt. total", "Summe zzgl. USt.").
-- ``CREDIT_NOTE_TITLES``, ``PAID_WORDS``, ``EARLIER_BALANCES`` (a balance of earlier invoices the
+- ``CREDIT_NOTE_TITLES``, ``CORRECTION_TITLES`` (a corrective invoice: a credit note when its totals
+  are negative), ``SELF_BILLING`` (a "Gutschrift" that is a self-billed invoice),
+  ``EXAMPLE_MARKERS`` (a line or block the page marks as an example), ``PAID_WORDS``, ``EARLIER_BALANCES`` (a balance of earlier invoices the
   amount due adds to this one's total); ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
@@ -80,7 +82,7 @@ KNOWN_NAMES = frozenset(
     """MONTH_LOCALES MONTH_NAMES LABELS DOCUMENT_TITLES NUMBERED_TITLES OTHER_DOCUMENT
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
-    CREDIT_NOTE_TITLES BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
+    CREDIT_NOTE_TITLES CORRECTION_TITLES SELF_BILLING EXAMPLE_MARKERS BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
@@ -108,6 +110,10 @@ class Vocabulary:
     including: re.Pattern
     tax_included: re.Pattern  # "inkl. MwSt.", "incl. VAT", "s DPH": a figure that includes VAT
     credit_note_titles: re.Pattern
+    correction_titles: re.Pattern
+    self_billing: re.Pattern
+    example: re.Pattern  # a line that starts with it shows an example ("Example:", "z. B.:")
+    invoice_titles: re.Pattern  # the document titles, an invoice's among them
     paid_words: re.Pattern
     earlier_balance: re.Pattern  # a label cell that starts with it prints an earlier balance
     buyer_context: re.Pattern
@@ -310,6 +316,15 @@ def _months(lang: _Languages) -> dict[str, int]:
     return months
 
 
+# A party label heading its block: "Seller", "Bill to:", and bilingual labels with the other
+# language's word before a slash or the translation after it ("Szállító/Sold by",
+# "Dodavatel (Supplier):", "Vevő/Client").
+_PARTY_LABEL = (
+    r"^(?:[^\W\d_]{{2,20}}\s*/\s*)?(?:{})\b"
+    r"(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
+)
+
+
 def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
     """Compile the vocabulary of these languages."""
     lang = _Languages(languages)
@@ -330,12 +345,16 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
             rf"|\b(?:{lang.alt('GROSS_WORDS')})\b"
         ),
         credit_note_titles=rx(r"\b(?:{})\b", "CREDIT_NOTE_TITLES"),
+        correction_titles=rx(r"\b(?:{})\b", "CORRECTION_TITLES"),
+        self_billing=rx(r"\b(?:{})\b", "SELF_BILLING"),
+        example=rx(r"^[\s(\[*]*(?:{})\s*(?::|\)|\]|$)", "EXAMPLE_MARKERS"),
+        invoice_titles=rx(r"\b(?:{})\b", "DOCUMENT_TITLES"),
         paid_words=rx(r"\b(?:{})\b", "PAID_WORDS"),
         earlier_balance=rx(r"^(?:{})\b", "EARLIER_BALANCES"),
         buyer_context=rx(r"\b(?:{})\b", "BUYER_CONTEXT"),
         seller_context=rx(r"\b(?:{})\b", "SELLER_CONTEXT"),
-        seller_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "SELLER_LABELS"),
-        buyer_label=rx(r"^(?:{})\b\s*(?::\s*|$)", "BUYER_LABELS"),
+        seller_label=rx(_PARTY_LABEL, "SELLER_LABELS"),
+        buyer_label=rx(_PARTY_LABEL, "BUYER_LABELS"),
         seller_label_lead=rx(r"^(?:{})\b\s*:?\s*(?=\S)", "SELLER_LABELS"),
         buyer_label_lead=rx(r"^(?:{})\b\s*:?\s*(?=\S)", "BUYER_LABELS"),
         totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),

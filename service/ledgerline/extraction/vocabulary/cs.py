@@ -56,6 +56,11 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bk\s+fakture(?:\s*(?:c|cislo)\b\.?)?", 1.0),
+        (r"\b(?:puvodni|opravovany)\s+(?:danovy\s+)?doklad(?:\s*(?:c|cislo)\b\.?)?", 1.0),
+    ],
     "currency": [(r"\bmena\b", 1.0)],
     "purchase_order": [
         (
@@ -89,7 +94,11 @@ TOTAL_WORDS = ("celkem",)
 SUM_WORDS = ("soucet",)
 EXCLUDING = ("bez",)
 INCLUDING = ("vc", "vcetne", r"\bs")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("priklad", r"napr\.", "napriklad")
 CREDIT_NOTE_TITLES = ("dobropis", r"opravny\s+danovy\s+doklad")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("samofakturace",)
 BUYER_CONTEXT = (
     "odberatel", "odberatele", "kupujici", "prijemce", "zakaznik", r"fakturacni\s+adresa",
 )

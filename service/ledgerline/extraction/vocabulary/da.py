@@ -55,6 +55,12 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\boprindelig\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bvedr(?:ørende|\.)?\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bkreditering\s+af\s+faktura(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bvaluta\b", 1.0)],
     "purchase_order": [
         (
@@ -92,7 +98,13 @@ TOTAL_WORDS = (r"i\s+alt", "total", "totalt")
 SUM_WORDS = ("sum",)
 EXCLUDING = ("ekskl", "eksklusive", "uden", r"f(?:ø|o)r", "excl")
 INCLUDING = ("inkl", "inklusive", "med")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("eksempel", r"for\s+eksempel", r"f\.\s?eks\.")
 CREDIT_NOTE_TITLES = ("kreditnota", r"kredit\s+nota", "kreditfaktura")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("selvfakturering",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = ("korrektionsfaktura",)
 BUYER_CONTEXT = (
     "kunde", "kundens", r"k(?:ø|o)ber", "modtager", r"faktureres\s+til", "fakturaadresse",
     "deres", "jeres",

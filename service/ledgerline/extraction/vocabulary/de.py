@@ -71,6 +71,14 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bursprungsrechnung(?:s?nummer|\s*{number})?\b\.?", 1.0),
+        (r"\b(?:korrektur|gutschrift|storno)\s+(?:zur?|der)\s+rechnung(?:\s*{number})?\b\.?", 1.0),
+        (r"\b(?:bezug|bezugnehmend\s+auf)\s+(?:(?:die|unsere)\s+)?rechnung(?:\s*{number})?\b\.?", 1.0),
+        (r"\brechnungsbezug\b", 1.0),
+        (r"\bkorrigierte\s+rechnung(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bwahrung\b|\brechnungswahrung\b", 1.0)],
     "purchase_order": [
         (
@@ -112,7 +120,13 @@ TOTAL_WORDS = ("gesamt",)
 SUM_WORDS = ("summe",)
 EXCLUDING = ("exkl", "ohne", "zzgl", "zuzgl", "zuzuglich")
 INCLUDING = ("inkl", "mit")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("beispiel", r"z\.\s?b\.", r"zum\s+beispiel")
 CREDIT_NOTE_TITLES = ("gutschrift",)
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = (r"selbst\s+ausgestellte\s+rechnung", "gutschriftsverfahren", "selbstfakturierung")
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"rechnungs[\s-]*korrektur", "korrekturrechnung", "stornorechnung")
 BUYER_CONTEXT = (
     "kunde", "kunden", "kaufer", "leistungsempfanger", "rechnungsempfanger", "empfanger",
     "rechnungsadresse", "lieferadresse", "ihre?",

@@ -18,6 +18,13 @@ LABELS = {
             {"not_before": "other_document"},
         ),
         (r"\binvoice number\b|\binvoice no\b", 1.0),
+        (
+            r"\bcredit\s*(?:note|memo)\s*{number}\b\.?|\bcredit\s*(?:note|memo)\s+number\b"
+            r"|\bcredit\s*(?:note|memo)\s*#",
+            1.0,
+        ),
+        # a receipt numbers itself as an invoice does
+        (r"\breceipt\s*(?:number|no|nr)\b\.?|\breceipt\s*#", 0.9),
         (r"\bdocument\s*(?:no|number|nr)\b\.?", 0.6),
     ],
     "issue_date": [
@@ -70,6 +77,13 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\b(?:original|referenced|corrected|related|previous|credited)\s+invoice(?:\s*{number})?\b\.?", 1.0),
+        (r"\binvoice\s+reference\b", 1.0),
+        (r"\b(?:credit|refund)\s+(?:for|against|of)\s+invoice(?:\s*{number})?\b\.?", 1.0),
+        (r"\b(?:against|relates?\s+to|corrects|cancels)\s+invoice(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bcurrency\b", 1.0)],
     "purchase_order": [
         (
@@ -114,7 +128,13 @@ SUM_WORDS = ()
 # Qualifiers before a tax word that make a total net or gross ("total excl. VAT").
 EXCLUDING = ("excl", "excluding", "exclusive", "plus", "before", "without", "ex", "w/o")
 INCLUDING = ("incl", "including", "inclusive", "with")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("example", "sample", r"e\.g\.", r"for\s+example", r"for\s+instance")
 CREDIT_NOTE_TITLES = (r"credit\s*note", r"credit\s+memo")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = (r"self[\s-]*bill(?:ed|ing)",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"corrective\s+invoice", r"correction\s+invoice", r"corrected\s+invoice", r"invoice\s+correction")
 # Context that puts a VAT id or a name in the buyer's or the seller's block.
 BUYER_CONTEXT = (
     r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", r"ship\s+to", "customer", "client", "buyer",
@@ -124,7 +144,7 @@ SELLER_CONTEXT = ("seller", "supplier", "vendor", "our")
 # Labels that head a party block at the start of a line ("Bill to:", "Seller").
 SELLER_LABELS = (
     "seller", "vendor", "supplier", "from", r"sold\s+by", r"service\s+provider", r"issued\s+by",
-    r"remit\s+to",
+    r"remit\s+to", r"invoice(?:d)?\s+by", r"billed\s+by", r"bill\s+from", r"invoice\s+from",
 )
 BUYER_LABELS = (
     r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", "customer", "client", "buyer", "recipient",

@@ -38,6 +38,11 @@ LABELS = {
         (r"\b(?:iva|impuestos?)\b", 0.7),
     ],
     "amount_due": [(r"\bimporte\s+a\s+pagar\b|\btotal\s+a\s+pagar\b|\bsaldo\s+pendiente\b", 1.0)],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bfactura\s+(?:rectificada|original|de\s+origen|de\s+referencia)(?:\s*{number})?\b\.?", 1.0),
+        (r"\brectifica\s+(?:a\s+)?(?:la\s+)?factura(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bmoneda\b|\bdivisa\b", 1.0)],
     "purchase_order": [(r"\b(?:numero\s+de\s+)?pedido\b|\borden\s+de\s+compra\b", 1.0)],
     "seller_vat_id": [
@@ -61,7 +66,13 @@ TAX_ABBREVIATIONS = ("iva",)
 TOTAL_WORDS = ("total",)
 EXCLUDING = ("sin",)
 INCLUDING = ("con", "incluido")
-CREDIT_NOTE_TITLES = (r"nota\s+de\s+credito", r"factura\s+rectificativa")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("ejemplo", r"por\s+ejemplo")
+CREDIT_NOTE_TITLES = (r"nota\s+de\s+credito",)
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("autofactura", "autofacturacion")
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"factura\s+rectificativa", r"factura\s+correctiva")
 BUYER_CONTEXT = ("cliente", "destinatario", "comprador", r"facturar\s+a")
 SELLER_CONTEXT = ("nuestro",)
 SELLER_LABELS = ("proveedor", "vendedor", "emisor")

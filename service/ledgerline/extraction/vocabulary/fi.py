@@ -62,6 +62,12 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\balkuperainen\s+lasku(?:\s*{number})?\b\.?", 1.0),
+        (r"\bhyvitettava\s+lasku(?:\s*{number})?\b\.?", 1.0),
+        (r"\bhyvitys\s+laskusta(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bvaluutta\b", 1.0)],
     "purchase_order": [
         (
@@ -89,7 +95,13 @@ TOTAL_WORDS = ("yhteensa",)
 SUM_WORDS = ("summa",)
 EXCLUDING = ("ilman",)
 INCLUDING = ("sis", "sisaltaen", "sisaltaa")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("esimerkki", r"esim\.", "esimerkiksi")
 CREDIT_NOTE_TITLES = ("hyvityslasku",)
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("itselaskutus",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = ("korjauslasku",)
 BUYER_CONTEXT = (
     "asiakas", "asiakkaan", "ostaja", "vastaanottaja", "laskutusosoite", "tilaaja", "maksaja",
 )

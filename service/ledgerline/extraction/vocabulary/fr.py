@@ -13,6 +13,7 @@ _NOT_THIS_INVOICE = r"(?!\s+(?:associ|d.origine|origin|rectifi|preced))"
 
 LABELS = {
     "invoice_number": [
+        (r"\b(?:n[°o]|numero)\s*d.avoir\b|\bavoir\s+n[°o]", 1.0),
         (
             r"\b(?:n[o°º]|numero|num\.?)\s*(?:de\s+)?(?:la\s+)?(?:facture|avoir)\b"
             + _NOT_THIS_INVOICE,
@@ -60,6 +61,12 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bfacture\s+(?:d.origine|initiale|corrigee|rectifiee|de\s+reference)(?:\s*{number})?\b\.?", 1.0),
+        (r"\bavoir\s+sur\s+(?:la\s+)?facture(?:\s*{number})?\b\.?", 1.0),
+        (r"\breference\s+(?:de\s+la\s+)?facture\b", 1.0),
+    ],
     "currency": [(r"\bdevise\b|\bmonnaie\b", 1.0)],
     "purchase_order": [
         (
@@ -96,7 +103,13 @@ TOTAL_WORDS = ("total",)
 SUM_WORDS = ()
 EXCLUDING = ("hors",)
 INCLUDING = ("avec", "compris")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("exemple", r"par\s+exemple")
 CREDIT_NOTE_TITLES = ("avoir", r"facture\s+d.avoir")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = (r"auto-?facturation",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"facture\s+rectificative", r"facture\s+corrective")
 BUYER_CONTEXT = (
     "votre", "client", "destinataire", r"facture\s+a", r"adresse\s+de\s+(?:facturation|livraison)",
 )

@@ -8,6 +8,7 @@ MONTH_LOCALES = ("it",)
 
 LABELS = {
     "invoice_number": [
+        (r"\bnota\s+di\s+credito\s+(?:n|nr|numero)\b\.?|\bnumero\s+nota\s+di\s+credito\b", 1.0),
         (r"\bfattura\s*(?:n\s?[o°º.]?|numero|num\.?|nr\.?|no\.?|#)(?=[\s:.\d]|$)", 1.0),
         (r"\bnumero\s+(?:della\s+)?fattura\b|\bn\.\s*fattura\b|\bnum\.\s*fattura\b", 1.0),
     ],
@@ -29,6 +30,11 @@ LABELS = {
             r"\bimporto\s+da\s+pagare\b|\btotale\s+da\s+pagare\b|\bnetto\s+a\s+pagare\b|\bsaldo\b",
             1.0,
         ),
+    ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bfattura\s+(?:di\s+riferimento|originale|d.origine|rettificata)(?:\s*{number})?\b\.?", 1.0),
+        (r"\bstorno\s+(?:della\s+)?fattura(?:\s*{number})?\b\.?", 1.0),
     ],
     "currency": [(r"\bdivisa\b|\bvaluta\b", 1.0)],
     "purchase_order": [(r"\bordine(?:\s+(?:n\.?|numero))?\b|\bnumero\s+ordine\b", 1.0)],
@@ -53,7 +59,13 @@ TAX_ABBREVIATIONS = ("iva",)
 TOTAL_WORDS = ("totale",)
 EXCLUDING = ("senza",)
 INCLUDING = ("con",)
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("esempio", r"ad\s+esempio", r"per\s+esempio")
 CREDIT_NOTE_TITLES = (r"nota\s+di\s+credito",)
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("autofattura", "autofatturazione")
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"fattura\s+(?:di\s+)?rettifica", r"nota\s+di\s+variazione")
 BUYER_CONTEXT = ("cliente", "destinatario", "acquirente")
 SELLER_LABELS = ("fornitore", "venditore", r"cedente(?:\s+prestatore)?")
 BUYER_LABELS = ("cliente", "destinatario", "acquirente", r"cessionario(?:\s+committente)?")

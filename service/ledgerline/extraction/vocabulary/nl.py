@@ -41,6 +41,12 @@ LABELS = {
     "amount_due": [
         (r"\bte\s+betalen(?:\s+bedrag)?\b|\bopenstaand\s+bedrag\b|\bnog\s+te\s+betalen\b", 1.0),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\b(?:oorspronkelijke|originele)\s+factuur(?:\s*{number})?\b\.?", 1.0),
+        (r"\bcreditnota\s+(?:voor|bij)\s+factuur(?:\s*{number})?\b\.?", 1.0),
+        (r"\bbetreft\s+factuur(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bvaluta\b", 1.0)],
     "purchase_order": [
         (r"\bbestel(?:nummer|ling|nr)\b\.?|\border(?:nummer|nr)\b\.?|\buw\s+referentie\b", 1.0),
@@ -64,7 +70,13 @@ DATE_CONNECTIVES = ("van",)
 TAX_ABBREVIATIONS = ("btw",)
 TOTAL_WORDS = ("totaal",)
 INCLUDING = ("inclusief",)
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("voorbeeld", "bijvoorbeeld", r"bijv\.")
 CREDIT_NOTE_TITLES = ("creditnota", "creditfactuur")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = (r"self-?billing", "zelffacturering")
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = ("correctiefactuur",)
 BUYER_CONTEXT = ("uw", "factuuradres", "afleveradres", "klant", "afnemer")
 SELLER_CONTEXT = ("onze",)
 SELLER_LABELS = ("leverancier", "verkoper")

@@ -56,6 +56,12 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bopprinnelig\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bgjelder\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bkreditering\s+av\s+faktura(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bvaluta\b", 1.0)],
     "purchase_order": [
         (
@@ -93,7 +99,13 @@ TOTAL_WORDS = ("totalt", "total")
 SUM_WORDS = ("sum",)
 EXCLUDING = ("eks", "ekskl", "eksklusive", "uten", r"f(?:ø|o)r")
 INCLUDING = ("inkl", "inklusive", "med")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("eksempel", r"for\s+eksempel", r"f\.\s?eks\.")
 CREDIT_NOTE_TITLES = ("kreditnota", "kreditfaktura")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("selvfakturering",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = ("korreksjonsfaktura",)
 BUYER_CONTEXT = (
     "kunde", "kundens", r"kj(?:ø|o)per", "mottaker", "fakturamottaker", r"faktura\s+til", "deres",
 )

@@ -60,6 +60,14 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bfaktur[ay]\s+korygowan\w*(?:\s*{number})?\b\.?", 1.0),
+        (r"\bdotyczy\s+faktury(?:\s*{number})?\b\.?", 1.0),
+        (r"\bkorekta\s+do\s+faktury(?:\s*{number})?\b\.?", 1.0),
+        (r"\bfaktura\s+pierwotna(?:\s*{number})?\b\.?", 1.0),
+        (r"\bnumer\s+faktury\s+korygowanej\b", 1.0),
+    ],
     "currency": [(r"\bwaluta\b", 1.0)],
     "purchase_order": [
         (
@@ -97,10 +105,14 @@ TOTAL_WORDS = ("razem", r"ogo[lł]em", r"[lł]acznie")
 SUM_WORDS = ("suma",)
 EXCLUDING = ("bez",)
 INCLUDING = (r"\bz", r"wraz\s+z", r"[lł]acznie\s+z")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("przyklad", r"na\s+przyklad", r"np\.")
 CREDIT_NOTE_TITLES = (
     r"faktura\s+(?:vat\s+)?korygujaca", r"korekta\s+faktury", r"nota\s+uznaniowa",
     r"faktura\s+korekta",
 )
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("samofakturowanie",)
 BUYER_CONTEXT = (
     r"nabywc\w*", "odbiorca", "odbiorcy", r"kupujac\w*", r"p[lł]atnik\w*", "klient", "klienta",
     r"zamawiajac\w*",

@@ -68,6 +68,11 @@ LABELS = {
         ),
         (r"\bvalor\s+do\s+documento\b", 0.8),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bfatura\s+(?:original|de\s+origem|de\s+referencia|retificada)(?:\s*{number})?\b\.?", 1.0),
+        (r"\breferente\s+a\s+fatura(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bmoeda\b|\bdivisa\b", 1.0)],
     "purchase_order": [
         (
@@ -110,7 +115,13 @@ TOTAL_WORDS = ("total", "totais")
 SUM_WORDS = ("soma",)
 EXCLUDING = ("sem", "s/")
 INCLUDING = ("com", "c/", "incluido")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("exemplo", r"por\s+exemplo")
 CREDIT_NOTE_TITLES = (r"nota\s+de\s+credito",)
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("autofaturacao", "autofacturacao")
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = (r"fatura\s+retificativa",)
 BUYER_CONTEXT = (
     "cliente", "adquirente", "destinatario", r"faturar\s+a", r"exmos?", "tomador",
 )

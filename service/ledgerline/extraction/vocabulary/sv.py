@@ -55,6 +55,12 @@ LABELS = {
             1.0,
         ),
     ],
+    # the number of the invoice a credit note or correction refers to
+    "preceding_invoice_number": [
+        (r"\bursprunglig\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bavser\s+faktura(?:\s*{number})?\b\.?", 1.0),
+        (r"\bkreditering\s+av\s+faktura(?:\s*{number})?\b\.?", 1.0),
+    ],
     "currency": [(r"\bvaluta\b", 1.0)],
     "purchase_order": [
         (
@@ -91,7 +97,13 @@ TOTAL_WORDS = ("totalt",)
 SUM_WORDS = ("summa",)
 EXCLUDING = ("exkl", "exklusive", "utan", "fore")
 INCLUDING = ("inkl", "inklusive", "med")
+# A line that starts with these words and a colon shows an example, not this invoice's values.
+EXAMPLE_MARKERS = ("exempel", r"till\s+exempel", r"t\.\s?ex\.")
 CREDIT_NOTE_TITLES = ("kreditfaktura", "kreditnota")
+# A credit note's title over these words is a self-billed invoice (EN 16931's 389): an invoice.
+SELF_BILLING = ("sjalvfakturering",)
+# Corrections: credit notes when they reduce what is owed (their totals say which).
+CORRECTION_TITLES = ("korrigeringsfaktura",)
 BUYER_CONTEXT = (
     "kund", "kunden", "kopare", "mottagare", "fakturaadress", "faktureras", "ert", "er",
 )

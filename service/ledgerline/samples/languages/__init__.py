@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from .base import PLACEHOLDERS, WORD_KEYS, Country, Item, Language
+from .base import CREDIT_NOTE_KEYS, PLACEHOLDERS, WORD_KEYS, Country, Item, Language
 
 LANGUAGE_CODES = ("en", "de", "fr", "es", "it", "nl", "pl", "cs", "pt", "sv", "da", "no", "fi")
 
@@ -25,4 +25,5 @@ def _load() -> dict[str, Language]:
 
 LANGUAGES: dict[str, Language] = _load()
 
-__all__ = ["LANGUAGES", "LANGUAGE_CODES", "PLACEHOLDERS", "WORD_KEYS", "Country", "Item", "Language"]
+__all__ = ["CREDIT_NOTE_KEYS", "LANGUAGES", "LANGUAGE_CODES", "PLACEHOLDERS", "WORD_KEYS",
+           "Country", "Item", "Language"]

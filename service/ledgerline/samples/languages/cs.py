@@ -20,6 +20,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Faktura", "Faktura - daňový doklad", "Daňový doklad"),
         "invoice_number": ("Číslo faktury", "Faktura č.", "Číslo dokladu", "Faktura číslo"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Dobropis", "DOBROPIS", "Opravný daňový doklad"),
+        "credit_note_number": ("Číslo dobropisu", "Dobropis č."),
+        "preceding_invoice": ("K faktuře č.", "Původní doklad č.", "Opravovaný doklad"),
         "issue_date": ("Datum vystavení", "Vystaveno"),
         "due_date": ("Datum splatnosti", "Splatnost", "Splatno do"),
         "delivery_date": ("Datum uskutečnění zdanitelného plnění", "DUZP",

@@ -18,6 +18,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Faktura",),
         "invoice_number": ("Fakturanummer", "Fakturanr.", "Faktura nr."),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Kreditnota", "KREDITNOTA"),
+        "credit_note_number": ("Kreditnotanummer", "Kreditnota nr."),
+        "preceding_invoice": ("Oprindelig faktura", "Vedr. faktura", "Kreditering af faktura"),
         "issue_date": ("Fakturadato", "Dato"),
         "due_date": ("Forfaldsdato", "Betalingsfrist", "Sidste rettidige betalingsdato"),
         "delivery_date": ("Leveringsdato", "Leveret"),

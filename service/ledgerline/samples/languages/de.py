@@ -37,6 +37,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Rechnung",),
         "invoice_number": ("Rechnungsnummer", "Rechnungs-Nr.", "Rechnung Nr.", "Beleg-Nr."),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Gutschrift", "GUTSCHRIFT"),
+        "credit_note_number": ("Gutschrift-Nr.", "Gutschriftsnummer", "Gutschrift Nr."),
+        "preceding_invoice": ("Ursprungsrechnung", "Gutschrift zu Rechnung", "Korrektur zur Rechnung"),
         "issue_date": ("Rechnungsdatum", "Datum", "Belegdatum", "Ausstellungsdatum"),
         "due_date": ("Fällig am", "Fälligkeitsdatum", "Zahlbar bis"),
         "delivery_date": ("Lieferdatum", "Leistungsdatum", "Liefer-/Leistungsdatum"),

@@ -44,6 +44,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Invoice", "Tax Invoice", "INVOICE"),
         "invoice_number": ("Invoice No.", "Invoice Number", "Invoice #", "Invoice no"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Credit Note", "CREDIT NOTE", "Credit Memo"),
+        "credit_note_number": ("Credit Note No.", "Credit Note #", "Credit Note Number"),
+        "preceding_invoice": ("Original Invoice No.", "Credit for invoice", "Original invoice"),
         "issue_date": ("Invoice Date", "Date", "Date of issue", "Issue date"),
         "due_date": ("Due Date", "Payment due", "Due"),
         "delivery_date": ("Delivery Date", "Date of supply", "Service date", "Ship Date"),

@@ -17,6 +17,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Factura",),
         "invoice_number": ("Nº de factura", "Factura nº", "Número de factura", "Nº Factura"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Nota de crédito", "NOTA DE CRÉDITO"),
+        "credit_note_number": ("Nota de crédito nº", "Nº de nota de crédito", "Número de nota de crédito"),
+        "preceding_invoice": ("Factura rectificada", "Factura original", "Factura de referencia"),
         "issue_date": ("Fecha de factura", "Fecha", "Fecha de emisión", "Fecha expedición"),
         "due_date": ("Fecha de vencimiento", "Vencimiento", "Fecha límite de pago"),
         "delivery_date": ("Fecha de entrega", "Fecha de operación", "Fecha del servicio"),

@@ -16,6 +16,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Lasku",),
         "invoice_number": ("Laskun numero", "Laskun nro", "Laskunumero"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Hyvityslasku", "HYVITYSLASKU"),
+        "credit_note_number": ("Hyvityslaskun numero", "Hyvityslasku nro"),
+        "preceding_invoice": ("Alkuperäinen lasku", "Hyvitettävä lasku", "Hyvitys laskusta"),
         "issue_date": ("Laskun päivämäärä", "Päiväys", "Laskun päiväys", "Päivämäärä"),
         "due_date": ("Eräpäivä", "Erääntymispäivä"),
         "delivery_date": ("Toimituspäivä", "Toimitusaika"),

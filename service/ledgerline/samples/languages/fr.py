@@ -18,6 +18,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Facture",),
         "invoice_number": ("N° de facture", "Facture n°", "Numéro de facture", "Réf. facture"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Avoir", "AVOIR", "Facture d'avoir"),
+        "credit_note_number": ("Avoir n°", "N° d'avoir", "Numéro d'avoir"),
+        "preceding_invoice": ("Facture d'origine", "Avoir sur facture", "Facture initiale"),
         "issue_date": ("Date de facture", "Date d'émission", "Date", "Émise le"),
         "due_date": ("Date d'échéance", "Échéance", "À payer avant le"),
         "delivery_date": ("Date de livraison", "Date de prestation", "Date de vente"),

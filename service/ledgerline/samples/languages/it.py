@@ -18,6 +18,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Fattura",),
         "invoice_number": ("Fattura n.", "Numero fattura", "N. fattura", "Documento n."),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Nota di credito", "NOTA DI CREDITO"),
+        "credit_note_number": ("Nota di credito n.", "Numero nota di credito"),
+        "preceding_invoice": ("Fattura di riferimento", "Fattura originale", "Storno fattura"),
         "issue_date": ("Data fattura", "Data", "Data emissione", "Data documento"),
         "due_date": ("Scadenza", "Data scadenza", "Scadenza pagamento"),
         "delivery_date": ("Data consegna", "Data DDT", "Data prestazione"),

@@ -15,6 +15,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Factuur",),
         "invoice_number": ("Factuurnummer", "Factuurnr.", "Factuur nr."),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Creditnota", "Creditfactuur", "CREDITNOTA"),
+        "credit_note_number": ("Creditnotanummer", "Creditnota nr."),
+        "preceding_invoice": ("Oorspronkelijke factuur", "Creditnota voor factuur", "Betreft factuur"),
         "issue_date": ("Factuurdatum", "Datum", "Datum factuur"),
         "due_date": ("Vervaldatum", "Uiterste betaaldatum", "Te betalen voor"),
         "delivery_date": ("Leverdatum", "Datum levering", "Prestatiedatum"),

@@ -16,6 +16,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Faktura VAT", "Faktura"),
         "invoice_number": ("Faktura nr", "Numer faktury", "Nr faktury", "Faktura VAT nr"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Faktura korygująca", "FAKTURA KORYGUJĄCA", "Korekta faktury"),
+        "credit_note_number": ("Faktura korygująca nr", "Numer faktury korygującej"),
+        "preceding_invoice": ("Faktura korygowana", "Dotyczy faktury", "Korekta do faktury nr"),
         "issue_date": ("Data wystawienia", "Data wystawienia faktury"),
         "due_date": ("Termin płatności", "Termin zapłaty", "Płatne do"),
         "delivery_date": ("Data sprzedaży", "Data dostawy", "Data wykonania usługi"),

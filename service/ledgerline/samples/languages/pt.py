@@ -17,6 +17,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Fatura", "Fatura-Recibo"),
         "invoice_number": ("Fatura n.º", "N.º da fatura", "Número", "Documento n.º"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Nota de crédito", "NOTA DE CRÉDITO"),
+        "credit_note_number": ("Nota de crédito n.º", "N.º da nota de crédito"),
+        "preceding_invoice": ("Fatura original", "Fatura de origem", "Referente à fatura"),
         "issue_date": ("Data de emissão", "Data", "Data da fatura"),
         "due_date": ("Data de vencimento", "Vencimento", "Data limite de pagamento"),
         "delivery_date": ("Data de entrega", "Data de carga", "Data do serviço"),

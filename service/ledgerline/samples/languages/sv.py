@@ -19,6 +19,10 @@ LANGUAGE = Language(
     words={
         "invoice": ("Faktura",),
         "invoice_number": ("Fakturanummer", "Fakturanr", "Faktura nr"),
+        # a credit note: its title, its number's label, the invoice it credits
+        "credit_note": ("Kreditfaktura", "KREDITFAKTURA", "Kreditnota"),
+        "credit_note_number": ("Kreditfakturanummer", "Kreditnota nr"),
+        "preceding_invoice": ("Ursprunglig faktura", "Avser faktura", "Kreditering av faktura"),
         "issue_date": ("Fakturadatum", "Datum"),
         "due_date": ("Förfallodatum", "Förfaller", "Sista betalningsdag"),
         "delivery_date": ("Leveransdatum", "Leveransdag"),

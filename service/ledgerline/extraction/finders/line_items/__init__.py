@@ -36,7 +36,7 @@ from ...geometry import DocText
 from .amounts import amount_column
 from .cells import Layout
 from .header import Header, page_headers
-from .items import is_sum, item_blocks, make_item
+from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .rows import count_whole_numbers, table_rows
 
 
@@ -61,7 +61,7 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     return None if closed else table
 
 
-def extract_line_items(dt: DocText, *, credit_note: bool = False) -> list[dict]:
+def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
     pages = sorted(dt.by_page)
     found = {p: list(page_headers(pg, p, pg.rows(p))) for p in pages}
@@ -84,11 +84,12 @@ def extract_line_items(dt: DocText, *, credit_note: bool = False) -> list[dict]:
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
     items = distinct_items(tables)
-    if credit_note:
+    if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
+        # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
+        # column): none of its figures is a rate
         for it in items:
-            for k in ("net_amount", "unit_price", "quantity"):
-                if it[k] is not None:
-                    it[k] = abs(it[k])
+            it["vat_rate"] = None
+            it.pop(IMPLAUSIBLE_RATE, None)
     return items
 
 

@@ -120,9 +120,20 @@ def description_of(rows: list[Row], header: Header, total: int) -> str | None:
     return None
 
 
+# A VAT rate is a percentage no country exceeds, with at most this many decimals (US sales
+# tax: 8.875): a figure of a "Tax" column above it is the line's tax amount, not its rate.
+MAX_VAT_RATE, RATE_DECIMALS = Decimal(30), 3
+IMPLAUSIBLE_RATE = "_implausible_rate"  # an item's mark: its rate column printed no rate
+
+
+def plausible_rate(rate: Decimal | None) -> bool:
+    return rate is not None and 0 <= rate <= MAX_VAT_RATE and -rate.as_tuple().exponent <= \
+        RATE_DECIMALS
+
+
 def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | None) -> dict:
     """One item; `doc_rate` is the document's only VAT rate, for gross figures on a line
-    that prints none."""
+    that prints none. A rate that cannot be one marks the item (:data:`IMPLAUSIBLE_RATE`)."""
     item = dict.fromkeys(LINE_ITEM_KEYS)
     anchor = next(r for r in rows if r.amount(total) is not None)
     amount = anchor.amount(total)
@@ -132,6 +143,9 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
         price = next((r.amount(price_col) for r in rows if r.amount(price_col) is not None), None)
     qty = quantity_of(rows, header.index("quantity"))
     rate = rate_of(rows, header)
+    if rate is not None and not plausible_rate(rate):
+        item[IMPLAUSIBLE_RATE] = True
+        rate = None
     gross_price = price_col is not None and header.columns[price_col].gross
     gross = header.columns[total].gross
     vat = rate if rate is not None or not (gross or gross_price) else doc_rate

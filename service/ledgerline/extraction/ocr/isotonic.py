@@ -1,5 +1,5 @@
-"""Calibrated confidence: a monotone map from the ranker's raw probability to the share of
-values that were right.
+"""The isotonic map OCR'd values are calibrated with (``calibration.py``): a monotone map from
+an uncalibrated confidence to the share of values that were right.
 
 Fitted by isotonic regression (pool-adjacent-violators) on out-of-source predictions — every
 value was predicted by a model that had not seen the source of its document — and read as a

@@ -1,0 +1,124 @@
+"""A value's confidence from its evidence, calibrated on sources the model had not seen.
+
+The ranker's probability says how much a value looks like the field's; whether it is right also
+shows in what else the page says about it: how far it is ahead of the runner-up value, whether
+a label names it, how many places print it, whether the totals it belongs to add up (net + tax =
+gross, the amount due the gross) or the dates follow each other, whether it was computed rather
+than read, whether a date could be read with its day and month the other way round.
+:func:`evidence` turns a pick into these numbers (:data:`EVIDENCE`), and a :class:`Calibrator`
+per field maps them to a confidence: Platt scaling on the evidence, i.e. a logistic regression
+of correctness on it, fitted on out-of-source predictions (every value predicted by a model that
+had not seen its document's source), the outcomes weighing one over the square root of their
+source's size. Two values of one field thus get different confidences when their evidence
+differs, and a confidence of 0.9 is what values with such evidence were right on invoices of
+sources the model never saw.
+
+:func:`accept_threshold` chooses, per field, the confidence above which no out-of-source value
+was wrong: the threshold a document's field must clear to be taken without review
+(:mod:`..review`). Deterministic: Newton's method from zero, fixed iterations. (scikit-learn
+has both, for a dependency of a hundred megabytes; these are forty lines.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+EVIDENCE = ("logit_p", "margin", "label", "places", "arithmetic", "derived", "ambiguous")
+LOGIT_CLIP = 8.0
+MAX_PLACES = 3
+L2 = 1.0  # ridge penalty on the standardised evidence (not on the intercept)
+NEWTON_STEPS = 25
+MIN_OUTCOMES = 20  # fewer, or no wrong value among them: the probability itself, shrunk
+UNFITTED_SHRINK = 0.8
+NEVER = 1.01  # a threshold no confidence reaches: the field always asks for review
+MIN_ACCEPTED = 5  # a threshold must let at least this much weight of values through
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return max(-LOGIT_CLIP, min(LOGIT_CLIP, math.log(p / (1 - p))))
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@dataclass(frozen=True)
+class Calibrator:
+    """Evidence -> confidence for one field (no coefficients: the probability, shrunk)."""
+
+    coef: tuple[float, ...] = ()  # per EVIDENCE name, on standardised evidence
+    intercept: float = 0.0
+    mean: tuple[float, ...] = ()
+    scale: tuple[float, ...] = ()
+
+    def __call__(self, x) -> float:
+        if not self.coef:
+            return round(UNFITTED_SHRINK * _sigmoid(x[0]), 4)
+        z = self.intercept + sum(
+            c * (v - m) / s for c, v, m, s in zip(self.coef, x, self.mean, self.scale, strict=True)
+        )
+        return round(_sigmoid(z), 4)
+
+    def to_json(self) -> dict:
+        return {"coef": list(self.coef), "intercept": self.intercept, "mean": list(self.mean),
+                "scale": list(self.scale)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Calibrator:
+        return cls(tuple(data["coef"]), data["intercept"], tuple(data["mean"]),
+                   tuple(data["scale"]))
+
+
+def fit(xs: list, correct: list[bool], weights: list[float]) -> Calibrator:
+    """The calibrator of one field from its out-of-source outcomes (evidence, right?, weight)."""
+    if len(xs) < MIN_OUTCOMES or all(correct) or not any(correct):
+        return Calibrator()
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(correct, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    mean = np.average(x, axis=0, weights=w)
+    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
+    beta = np.zeros(z.shape[1])
+    ridge = np.full(z.shape[1], L2)
+    ridge[0] = 0.0
+    for _ in range(NEWTON_STEPS):
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
+        grad = z.T @ (w * (p - y)) + ridge * beta
+        hess = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(ridge + 1e-9)
+        beta = beta - np.linalg.solve(hess, grad)
+    return Calibrator(tuple(float(b) for b in beta[1:]), float(beta[0]),
+                      tuple(float(m) for m in mean), tuple(float(s) for s in scale))
+
+
+def accept_threshold(confidences: list[float], correct: list[bool],
+                     weights: list[float]) -> float:
+    """The lowest confidence at and above which every out-of-source value was right (and at
+    least :data:`MIN_ACCEPTED` of them), or :data:`NEVER`."""
+    best = NEVER
+    wrong_above = 0.0
+    right_above = 0.0
+    for conf, ok, w in sorted(zip(confidences, correct, weights, strict=True), reverse=True):
+        if not ok:
+            wrong_above += w
+        else:
+            right_above += w
+        if wrong_above == 0 and right_above >= MIN_ACCEPTED:
+            best = conf
+    # a tie with a wrong value at the same confidence is not "above every wrong value"
+    wrong = [c for c, ok in zip(confidences, correct, strict=True) if not ok]
+    if wrong and best <= max(wrong):
+        best = NEVER
+    return round(best, 4)
+
+
+def evidence(probability: float, margin: float, label: float, places: int, arithmetic: float,
+             derived: bool, ambiguous: bool = False) -> tuple[float, ...]:
+    """The evidence vector of a value, in :data:`EVIDENCE` order."""
+    return (logit(probability), margin, label, float(min(places, MAX_PLACES)), arithmetic,
+            float(derived), float(ambiguous))
