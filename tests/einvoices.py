@@ -76,6 +76,7 @@ class Invoice:
 
     def expected(self, **overrides) -> dict:
         out = {
+            "document_type": "invoice", "preceding_invoice_number": None,
             "invoice_number": self.number, "issue_date": self.issue, "due_date": self.due,
             "currency": self.currency, "seller_name": self.seller,
             "seller_vat_id": self.seller_vat, "buyer_name": self.buyer,
@@ -88,6 +89,14 @@ class Invoice:
 
     def category(self, rate: Decimal) -> str:
         return "S" if rate > 0 else "Z"
+
+
+AMOUNTS = ("net_total", "tax_total", "gross_total", "amount_due")
+
+
+def preceding(inv: Invoice) -> str:
+    """The number of the invoice a credit note credits."""
+    return f"PREV-{inv.number}"
 
 
 def _prefixed(vat: str | None) -> str | None:
@@ -142,6 +151,9 @@ def ubl(inv: Invoice, kind: str) -> bytes:
         for i, (name, qty, price, net, rate) in enumerate(inv.lines, start=1))
     order = f"<cac:OrderReference><cbc:ID>{_x(inv.order)}</cbc:ID></cac:OrderReference>" \
         if inv.order else ""
+    if credit:  # the invoice it credits
+        order += (f"<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>"
+                  f"{_x(preceding(inv))}</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>")
     iban = (f"<cac:PayeeFinancialAccount><cbc:ID>{inv.iban}</cbc:ID></cac:PayeeFinancialAccount>"
             if inv.iban else "")
     due = f"<cbc:DueDate>{inv.due}</cbc:DueDate>" if inv.due and not credit else ""
@@ -175,7 +187,7 @@ def ubl(inv: Invoice, kind: str) -> bytes:
         f"{prepaid}"
         f'<cbc:PayableAmount currencyID="{c}">{inv.due_amount}</cbc:PayableAmount>'
         f"</cac:LegalMonetaryTotal>{lines}</{root}>"
-    ).encode("utf-8")
+    ).encode()
 
 
 # -- CII ---------------------------------------------------------------------------------------
@@ -332,6 +344,9 @@ def make(kind: str, seed: int = 1, lang: str | None = None) -> tuple[bytes, dict
         return ksef(inv, kind), inv.expected(seller_vat_id=NIPS[0], buyer_vat_id=NIPS[1])
     if kind in ("cii", "xrechnung-cii"):
         return cii(inv, kind), inv.expected()
-    if kind == "ubl-credit-note":
-        return ubl(inv, kind), inv.expected(due_date=None)
+    if kind == "ubl-credit-note":  # invoice-v2: a credit note's amounts are owed to the buyer
+        negative = {f: str(-Decimal(inv.expected()[f]) or Decimal(inv.expected()[f]))
+                    for f in AMOUNTS}
+        return ubl(inv, kind), inv.expected(due_date=None, document_type="credit_note",
+                                            preceding_invoice_number=preceding(inv), **negative)
     return ubl(inv, kind), inv.expected()

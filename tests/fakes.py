@@ -1,22 +1,33 @@
-"""Test doubles for the extractor only; databases and object stores in tests are real."""
+"""Test doubles for the extractor only; databases and object stores in tests are real (or the
+in-memory database shipped with the service, adapters/memory, which the contract tests hold to
+the same promises)."""
 from __future__ import annotations
 
 import threading
 import time
 
 from ledgerline.domain.cache import ExtractorVersions
+from ledgerline.domain.providers import Provider
 from ledgerline.extraction.errors import ExtractionError
+from ledgerline.ports.extractor import CallContext
 
-VERSIONS = ExtractorVersions(schema="invoice-v1", preprocessing="test-p1", model="test-m1",
+VERSIONS = ExtractorVersions(schema="invoice-v2", preprocessing="test-p1", model="test-m1",
                              model_config_digest="test-c1")
 
 
 class ControlledExtractor:
-    """Counts calls; can be held at a gate, slowed down, or made to fail."""
+    """The extractor port, at the rules' flat price: counts calls; can be held at a gate,
+    slowed down, or made to fail. `cancel()` only says so (`cancelled`): a call in flight
+    runs on, as a provider's request already sent does."""
+
+    provider = Provider.RULES
+    health = None  # no sandbox: readiness says "not_used"
+    needs_original = True
 
     def __init__(self, *, gate: threading.Event | None = None, delay: float = 0.0,
                  failures: list[ExtractionError] | None = None, invoice_number: str | None = None):
         self.versions = VERSIONS
+        self.cancelled = threading.Event()
         self.invoice_number = invoice_number
         self.gate = gate
         self.delay = delay
@@ -25,7 +36,17 @@ class ControlledExtractor:
         self.started = threading.Event()
         self._lock = threading.Lock()
 
-    def extract(self, path: str, content_hash: str) -> dict:
+    def warm(self, stop: threading.Event | None = None) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def resume(self) -> None:
+        self.cancelled.clear()
+
+    def extract(self, path: str | None, content_hash: str,
+                context: CallContext | None = None) -> dict:
         with self._lock:
             self.calls.append(content_hash)
             number = len(self.calls)
@@ -49,8 +70,8 @@ def document(content_hash: str, invoice_number: str) -> dict:
     fields.update(invoice_number=field(invoice_number), issue_date=field("2026-11-02"),
                   seller_name=field("Test Seller GmbH"), gross_total=field("119.00"),
                   currency=field("EUR"))
-    return {"schema_version": "invoice-v1", "source": "text_layer",
-            "versions": {"schema": "invoice-v1", "preprocessing": "test-p1", "model": "test-m1"},
+    return {"schema_version": "invoice-v2", "source": "text_layer",
+            "versions": {"schema": "invoice-v2", "preprocessing": "test-p1", "model": "test-m1"},
             "document": {"content_hash": content_hash, "pages": 1}, "fields": fields,
             "line_items": [], "validations": [], "review": {"required": False, "reasons": []}}
 

@@ -1,6 +1,10 @@
 """A real webhook receiver on loopback that can misbehave: answer 500, answer too late, drop
-the connection, redirect, or hold a request until told to let go. It records every request
-and verifies signatures with the `standardwebhooks` library, as a real receiver would.
+the connection, redirect, hold a request until told to let go, hang without answering, drip
+its status line or its body a byte at a time, or speak TLS with a certificate nobody trusts.
+It records every request (when it came and when the receiver was done with it) and verifies
+signatures with the `standardwebhooks` library, as a real receiver would. `silent_listener`
+accepts connections and never says a word (a TLS handshake that never ends);
+`closed_port` is a port where nothing listens.
 
 No pytest import: the production tests and the integration tests both use it.
 """
@@ -17,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from standardwebhooks import Webhook, WebhookVerificationError
 
 OK, FAIL, SLOW, DROP, HOLD = "ok", "500", "slow", "drop", "hold"
+HANG, DRIP, SLOW_BODY = "hang", "drip", "slow-body"
 
 
 @dataclass
@@ -27,6 +32,8 @@ class Received:
     at: float                    # monotonic
     answered: str                # what the receiver did
     verified: bool | None = None  # the signature checked out (None: no secret known)
+    ended: float | None = None   # monotonic: when the receiver was done with the request
+    verified_by: tuple = ()      # which of `Receiver.secrets` verify it
 
     @property
     def event(self) -> dict:
@@ -38,6 +45,8 @@ class Receiver:
     host: str = "127.0.0.1"
     secret: str | None = None
     slow_seconds: float = 5.0
+    drip_seconds: float = 0.3    # between two bytes of a dripped answer
+    secrets: tuple = ()          # secrets to try one by one (a rotation's old and new)
     # What to do with the n-th request (0-based); past the plan, `default`.
     plan: list = field(default_factory=list)
     default: str = OK
@@ -55,11 +64,8 @@ class Receiver:
 
     def record(self, item: Received) -> None:
         if self.secret:
-            try:
-                Webhook(self.secret).verify(item.body, item.headers)
-                item.verified = True
-            except WebhookVerificationError:
-                item.verified = False
+            item.verified = _verifies(self.secret, item)
+        item.verified_by = tuple(s for s in self.secrets if _verifies(s, item))
         with self._lock:
             self.received.append(item)
 
@@ -67,6 +73,14 @@ class Receiver:
         """The requests answered 2xx."""
         with self._lock:
             return [r for r in self.received if r.answered == OK]
+
+
+def _verifies(secret: str, item: Received) -> bool:
+    try:
+        Webhook(secret).verify(item.body, item.headers)
+        return True
+    except WebhookVerificationError:
+        return False
 
 
 def _handler(receiver: Receiver):
@@ -78,8 +92,14 @@ def _handler(receiver: Receiver):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
             action = receiver.next_action(self.path)
-            receiver.record(Received(self.path, dict(self.headers), body, time.monotonic(),
-                                     action))
+            item = Received(self.path, dict(self.headers), body, time.monotonic(), action)
+            receiver.record(item)
+            try:
+                self._act(action)
+            finally:
+                item.ended = time.monotonic()
+
+        def _act(self, action):
             if action == "redirect":
                 self.send_response(307)
                 self.send_header("Location", self.path.removeprefix("/redirect-to/")
@@ -97,10 +117,32 @@ def _handler(receiver: Receiver):
                 receiver.holding.set()
                 receiver.released.wait(60)
                 self._answer(200, b"held")
+            elif action == HANG:  # read the request, never answer
+                receiver.released.wait(60)
+                self.close_connection = True
+            elif action == DRIP:  # the status line, a byte at a time
+                self._drip(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nthanks")
+                self.close_connection = True
+            elif action == SLOW_BODY:  # status and headers at once, then the body dripped
+                with contextlib.suppress(OSError):
+                    self.send_response(200)
+                    self.send_header("Content-Length", "600")
+                    self.end_headers()
+                    self.wfile.flush()
+                self._drip(b"x" * 600)
+                self.close_connection = True
             elif action == FAIL:
                 self._answer(500, b"receiver broke")
             else:
                 self._answer(200, b"thanks")
+
+        def _drip(self, data: bytes):
+            with contextlib.suppress(OSError):
+                for byte in data:
+                    if receiver.released.wait(receiver.drip_seconds):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
 
         def _answer(self, status, text):
             with contextlib.suppress(OSError):
@@ -113,15 +155,61 @@ def _handler(receiver: Receiver):
 
 
 @contextlib.contextmanager
-def receiving(receiver: Receiver):
-    """Serve `receiver` on a free port of its host; yields its base URL."""
+def receiving(receiver: Receiver, tls=None):
+    """Serve `receiver` on a free port of its host (over TLS with the server context `tls`);
+    yields its base URL."""
     server = ThreadingHTTPServer((receiver.host, 0), _handler(receiver))
     server.daemon_threads = True
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    scheme = "https" if tls is not None else "http"
     try:
-        yield f"http://{receiver.host}:{server.server_address[1]}"
+        yield f"{scheme}://{receiver.host}:{server.server_address[1]}"
     finally:
         receiver.released.set()
         server.shutdown()
         server.server_close()
+
+
+def untrusted_tls():
+    """A server context whose certificate (for 127.0.0.1) no default trust store knows."""
+    import ssl
+
+    import trustme
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert("127.0.0.1").configure_cert(context)
+    return context
+
+
+@contextlib.contextmanager
+def silent_listener(host: str = "127.0.0.1"):
+    """A port that accepts connections and never sends a byte; yields its base URL."""
+    listener = socket.create_server((host, 0))
+    held, stop = [], threading.Event()
+
+    def accept():
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                held.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"{host}:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def closed_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]

@@ -38,6 +38,7 @@ def test_plain_gunicorn_validates_the_settings_as_the_cli_does(tmp_path):
 
 
 def test_a_database_never_migrated_says_what_to_run(tmp_path):
+    (tmp_path / "cli.sqlite3").touch()  # there, but empty (a missing file: test_cli_settings)
     done = run(tmp_path, "accounts", "create", "acme")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "has no Ledgerline schema; run `ledgerline db upgrade`" in done.stderr

@@ -20,7 +20,7 @@ from tests.conftest import make_tenant, operator_key
 from tests.fakes import ControlledExtractor, pdf_bytes
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas"
-                     / "invoice-v1.schema.json").read_text())
+                     / "invoice-v2.schema.json").read_text())
 REASONS = ["BR-CO-15 failed: net 100.00 + tax 19.00 is not gross 120.00",
            "iban: not an IBAN; dropped"]
 
@@ -28,13 +28,26 @@ REASONS = ["BR-CO-15 failed: net 100.00 + tax 19.00 is not gross 120.00",
 class ReviewingExtractor(ControlledExtractor):
     """Asks for review on every document, with two reasons, and reads two line items."""
 
-    def extract(self, path, content_hash):
+    def extract(self, path, content_hash, context=None):
         doc = super().extract(path, content_hash)
         doc["review"] = {"required": True, "reasons": list(REASONS)}
         doc["line_items"] = [{"description": "Widget", "quantity": "2", "unit_price": "50.00",
                               "net_amount": "100.00", "vat_rate": "19"},
                              {"description": "Shipping", "quantity": "1", "unit_price": "0.00",
                               "net_amount": "0.00", "vat_rate": "19"}]
+        return doc
+
+
+class CreditNoteExtractor(ControlledExtractor):
+    """Reads every document as a credit note of an earlier invoice (invoice-v2)."""
+
+    def extract(self, path, content_hash, context=None):
+        doc = super().extract(path, content_hash, context)
+        field = dict(doc["fields"]["gross_total"])
+        doc["fields"].update(
+            document_type={**field, "value": "credit_note", "raw": "Gutschrift"},
+            preceding_invoice_number={**field, "value": "RE-2026-001", "raw": "RE-2026-001"},
+            gross_total={**field, "value": "-119.00", "raw": "119,00"})
         return doc
 
 
@@ -101,9 +114,10 @@ def test_a_correction_is_a_new_version_with_its_author_and_previous_values(env):
     assert entry["author"]["role"] == "customer" and entry["author"]["name"] == "customer of acme"
     assert entry["reason"] == "typed from the paper copy"
     assert entry["changes"] == [
-        {"field": "invoice_number", "previous": "CALL-1", "value": "RE-2026-17"},
-        {"field": "due_date", "previous": None, "value": "2026-12-02"},
-        {"field": "currency", "previous": "EUR", "value": None}]
+        {"field": "invoice_number", "previous": "CALL-1", "value": "RE-2026-17",
+         "machine": "CALL-1"},
+        {"field": "due_date", "previous": None, "value": "2026-12-02", "machine": None},
+        {"field": "currency", "previous": "EUR", "value": None, "machine": "EUR"}]
     # The same values again change nothing: no new version.
     again = env.patch("customer", invoice_id, {"fields": {"invoice_number": "RE-2026-17"}})
     assert again.status_code == 200 and again.json["version"] == 1
@@ -141,7 +155,7 @@ def test_the_cached_model_result_never_changes_and_other_callers_see_the_model(e
     ({"invoice_number": 17}, "invoice_number"),
     ({"not_a_field": "1"}, "not_a_field"),
 ])
-def test_values_outside_invoice_v1_are_refused_and_change_nothing(env, fields, names):
+def test_values_outside_invoice_v2_are_refused_and_change_nothing(env, fields, names):
     invoice_id = env.completed("customer", pdf_bytes("strict"))
     resp = env.patch("customer", invoice_id, {"fields": fields})
     assert resp.status_code == 422 and resp.json["code"] == "invalid_correction"
@@ -203,6 +217,24 @@ def test_filters_csv_and_duplicates_use_the_corrected_values(env):
     assert by_id[first]["seller_name"] == "Ärger & Söhne KG"
     assert by_id[first]["uploaded_by"] == "customer of acme"  # the key's name
     assert by_id[first]["gross_total"] == "119.00" and by_id[first]["due_date"] == ""
+
+
+def test_a_credit_note_says_so_in_the_document_and_the_csv_and_can_be_corrected(make_services):
+    env = Env(make_services(extractor=CreditNoteExtractor()))
+    invoice_id = env.completed("customer", pdf_bytes("credit-note"))
+    fields = env.invoice("customer", invoice_id).json["extraction"]["fields"]
+    assert fields["document_type"]["value"] == "credit_note"
+    assert fields["gross_total"]["value"] == "-119.00"  # owed to the recipient
+    [row] = csv.DictReader(io.StringIO(env.get(
+        "customer", "/v1/accounts/acme/invoices?format=csv").data.decode()))
+    assert (row["document_type"], row["preceding_invoice_number"], row["gross_total"]) == (
+        "credit_note", "RE-2026-001", "-119.00")
+    bad = env.patch("customer", invoice_id, {"fields": {"document_type": "refund"}})
+    assert bad.status_code == 422 and "document_type" in bad.json["detail"]
+    resp = env.patch("customer", invoice_id, {"fields": {"document_type": "invoice"}})
+    assert resp.status_code == 200
+    jsonschema.validate(resp.json["extraction"], SCHEMA)
+    assert resp.json["extraction"]["fields"]["document_type"]["source"] == "correction"
 
 
 def test_line_items_are_replaced_and_exported_one_row_each(reviewing):

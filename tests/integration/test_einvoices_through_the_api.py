@@ -11,6 +11,7 @@ from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
 from tests import einvoices
 from tests.conftest import make_tenant
+from tests.unit.extraction import test_crafted_einvoices as crafted
 from tests.unit.extraction.test_einvoice_files import HOSTILE
 
 pytestmark = pytest.mark.slow
@@ -64,7 +65,7 @@ def test_an_einvoice_completes_with_its_fields_and_is_then_a_cache_hit(api, kind
 
 
 def test_a_failed_rule_reaches_the_review_by_its_id(api):
-    body, expected = einvoices.make("xrechnung-ubl", 2)
+    body, _expected = einvoices.make("xrechnung-ubl", 2)
     body = body.replace(b"<cbc:BuyerReference>04011000-12345-34</cbc:BuyerReference>", b"")
     invoice = api.extract(body)
     assert invoice["status"] == "completed"
@@ -81,6 +82,21 @@ def test_hostile_xml_fails_with_its_code_and_keeps_the_original(api, case):
     assert invoice["error"]["code"] == code
     kept = api.client.get(f"/v1/accounts/acme/invoices/{invoice['id']}/file", headers=api.auth())
     assert kept.status_code == 200 and kept.data == body
+
+
+def test_crafted_xml_cannot_switch_the_official_rules_off(api):
+    """An invoice breaking BR-09/BR-11 with a Persian-digit VAT rate goes to review, the rules
+    could not run; 240 levels of junk or 10,001 attributes fail before the rules' engine."""
+    broken = crafted.without_countries("cii")
+    persian = api.extract(crafted.digits(broken, crafted.RATE["cii"], crafted.PERSIAN).encode())
+    assert persian["status"] == "completed"
+    assert persian["review"]["state"] == "required"
+    assert any(r.startswith("EN16931 not checked: the schematron engine failed")
+               for r in persian["extraction"]["review"]["reasons"])
+    for case in ("240_deep", "10001_attributes"):
+        element, code = crafted.CRAFTED[case]
+        refused = api.extract(crafted.junk(broken, element))
+        assert refused["status"] == "failed" and refused["error"]["code"] == code
 
 
 class Huge(io.RawIOBase):

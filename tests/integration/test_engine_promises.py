@@ -3,27 +3,29 @@ after lost acknowledgements, the most recently started extraction stays current,
 inherits an earlier failure, a failed invoice can be retried on purpose, claims are fair."""
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import DataError
 
-from ledgerline.adapters.db import jobs as job_table
 from ledgerline.adapters.db.engine import transaction
-from ledgerline.adapters.db.tables import cache_entries, invoices, jobs, model_calls, results
+from ledgerline.adapters.db.tables import (blobs, cache_entries, invoices, jobs, model_calls,
+                                           results)
+from ledgerline.domain.ids import new_id
 from ledgerline.domain.jobs import MAX_ATTEMPTS
 from ledgerline.extraction.errors import ExtractionError
 from ledgerline.http.app import create_app
-from ledgerline.service_layer import intake
+from ledgerline.ports.database import StoreUnavailable
+from ledgerline.ports.jobs import Call, Exhausted
 from ledgerline.service_layer import worker as worker_module
 from ledgerline.service_layer.report import Days, duplicate_report
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
+from tests.faults import Faults
 from tests.fakes import VERSIONS, ControlledExtractor, pdf_bytes
-from tests.integration.test_jobs_and_workers import claim, expire_leases, ledger
+from tests.integration.test_jobs_and_workers import claim, end_backoffs, expire_leases, ledger
 
 
 class Env:
@@ -71,11 +73,10 @@ def test_a_job_whose_worker_keeps_vanishing_fails_after_its_attempts(env):
     for attempt in range(1, MAX_ATTEMPTS + 1):  # each claim's worker dies mid-call
         held = claim(env.services, f"w{attempt}")
         assert held.attempts == attempt
-        with transaction(env.services.engine, write=True) as conn:
-            job_table.start_call(conn, job_table.Call(job_table.new_id("call"), "extract_invoice",
-                                                      held, held.cache_key, 1))
+        with env.services.db.transaction(write=True) as tx:
+            tx.ledger.start_call(Call(new_id("call"), "extract_invoice", held, held.cache_key, 1))
         expire_leases(env.services)
-    assert isinstance(claim(env.services, "w-last"), job_table.Exhausted)
+    assert isinstance(claim(env.services, "w-last"), Exhausted)
     assert claim(env.services, "w-after") is None
     for invoice, role in ((lead, "customer"), (joined, "supplier")):
         got = env.get(invoice.json["id"], role)
@@ -89,17 +90,16 @@ def test_transient_failures_stop_after_the_attempts_cap(make_services):
     failures = [ExtractionError("io", "hiccup", transient=True)] * (MAX_ATTEMPTS + 2)
     env = Env(make_services(extractor=ControlledExtractor(failures=failures)), None)
     invoice = env.upload("flaky").json["id"]
-    deadline = time.monotonic() + 60
-    while env.get(invoice)["status"] != "failed" and time.monotonic() < deadline:
-        if not Worker(env.services).run_once():
-            time.sleep(0.2)
-    assert env.get(invoice)["error"]["code"] == "io"
+    for _ in range(MAX_ATTEMPTS):
+        assert Worker(env.services).run_once()
+        end_backoffs(env.services)
+    assert env.get(invoice)["status"] == "failed" and env.get(invoice)["error"]["code"] == "io"
     assert [c.outcome for c in ledger(env.services)] == ["failed"] * MAX_ATTEMPTS
 
 
 def test_an_unusable_document_fails_the_job_after_one_call(make_services):
     class Broken(ControlledExtractor):
-        def extract(self, path, content_hash):
+        def extract(self, path, content_hash, context=None):
             super().extract(path, content_hash)
             return {"source": "text_layer", "fields": "not an object"}
 
@@ -110,11 +110,11 @@ def test_an_unusable_document_fails_the_job_after_one_call(make_services):
     assert [c.outcome for c in ledger(env.services)] == ["failed"]
 
 
-def test_a_result_the_database_refuses_fails_the_job_and_never_loops(env, monkeypatch):
-    def refuse(*args, **kwargs):
+def test_a_result_the_database_refuses_fails_the_job_and_never_loops(env):
+    def refuse(real, *args, **kwargs):
         raise DataError("INSERT", {}, Exception("value too long"))
 
-    monkeypatch.setattr(job_table, "publish_and_finish", refuse)
+    Faults.around(env.services).replace("claims.publish_and_finish", refuse)
     invoice = env.upload("refused").json["id"]
     env.work()
     got = env.get(invoice)
@@ -138,7 +138,7 @@ def test_work_that_never_reached_a_model_costs_nothing_and_is_reported_apart(mak
     from ledgerline.adapters.sandbox import Cancelled, Refused
 
     class Refusing(ControlledExtractor):
-        def extract(self, path, content_hash):
+        def extract(self, path, content_hash, context=None):
             raise self.failures.pop(0)
 
     extractor = Refusing(failures=[Refused("pdf_too_large", "500 pages"),
@@ -160,25 +160,21 @@ def test_work_that_never_reached_a_model_costs_nothing_and_is_reported_apart(mak
 
 # --- 4. lost acknowledgements ---------------------------------------------------------
 
-def test_a_publish_whose_acknowledgement_was_lost_leaves_the_ledger_exact(env, monkeypatch):
+def test_a_publish_whose_acknowledgement_was_lost_leaves_the_ledger_exact(env):
     """The publish (the call's end is the same write) commits, then raises as a dropped
     connection would; the worker retries it and recognises its own committed result."""
-    real = worker_module.transaction
-    writes = []
-
-    @contextlib.contextmanager
-    def lossy(engine, *, write, single_statement=False):
-        with real(engine, write=write, single_statement=single_statement) as conn:
-            yield conn
-        writes.append(single_statement)
-        if writes == [True, True]:  # the claim, then the publish: its acknowledgement is lost
-            raise OperationalError("COMMIT", {}, ConnectionError("ack of the publish lost"))
-
     invoice = env.upload("acks").json["id"]
-    monkeypatch.setattr(worker_module, "transaction", lossy)
+    faults = Faults.around(env.services)
+    publishes = []
+
+    def publish(real, *args, **kwargs):
+        publishes.append(real(*args, **kwargs))
+        return publishes[-1]
+
+    faults.replace("claims.publish_and_finish", publish)
+    faults.lose_acknowledgement("claims.publish_and_finish")
     assert Worker(env.services, name="w").run_once()
-    monkeypatch.setattr(worker_module, "transaction", real)
-    assert writes == [True, True, True]  # claim, publish, the publish retried
+    assert publishes == [True, True]  # the publish, and its retry that found it done
     calls = ledger(env.services)
     assert [(c.outcome, c.fencing_token) for c in calls] == [("published", 1)]
     assert env.get(invoice)["status"] == "completed"
@@ -187,20 +183,12 @@ def test_a_publish_whose_acknowledgement_was_lost_leaves_the_ledger_exact(env, m
     assert len(env.extractor.calls) == 1
 
 
-def test_a_claim_whose_acknowledgement_was_lost_is_handed_back(env, monkeypatch):
+def test_a_claim_whose_acknowledgement_was_lost_is_handed_back(env):
     env.upload("claim-ack")
     worker = Worker(env.services, name="unsure")
-    real = job_table.claim_and_start
-
-    def claimed_then_lost(conn, *args):
-        real(conn, *args)
-        conn.commit()
-        raise OperationalError("COMMIT", {}, ConnectionError("ack lost"))
-
-    monkeypatch.setattr(job_table, "claim_and_start", claimed_then_lost)
-    with pytest.raises(OperationalError):
+    Faults.around(env.services).lose_acknowledgement("claims.claim_and_start")
+    with pytest.raises(StoreUnavailable):
         worker.run_once()
-    monkeypatch.setattr(job_table, "claim_and_start", real)
     assert worker.run_once()  # hands its unseen claim back, then claims it properly
     # The unseen claim's call never reached the model: it is ended unstarted, at no cost.
     assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [
@@ -214,7 +202,7 @@ def test_a_slow_miss_that_publishes_last_does_not_replace_a_fresh_extraction(mak
     gate = threading.Event()
 
     class FirstIsSlow(ControlledExtractor):
-        def extract(self, path, content_hash):
+        def extract(self, path, content_hash, context=None):
             if not self.calls:
                 self.calls.append(content_hash)
                 self.started.set()
@@ -242,27 +230,27 @@ def test_a_slow_miss_that_publishes_last_does_not_replace_a_fresh_extraction(mak
 
 # --- 7. a joiner never inherits an earlier failure ---------------------------------------
 
-def test_a_failure_committed_while_an_arrival_joins_is_not_inherited(make_services, monkeypatch):
+def test_a_failure_committed_while_an_arrival_joins_is_not_inherited(make_services):
     extractor = ControlledExtractor()
     env = Env(make_services(extractor=extractor), extractor)
     env.upload("j")
     held = claim(env.services, "w")
     paused, failed_at, joined_at = threading.Event(), {}, {}
-    real = job_table.inflight_leader
+    db = env.services.db
 
-    def slow_leader_lookup(conn, *args, **kwargs):
-        leader = real(conn, *args, **kwargs)
+    def slow_leader_lookup(real, *args, **kwargs):
+        leader = real(*args, **kwargs)
         paused.set()
         time.sleep(0.5)  # the leader's failure commits meanwhile, if nothing holds it back
         return leader
 
     def fail_leader():
         assert paused.wait(10)
-        with transaction(env.services.engine, write=True) as conn:
-            job_table.fail(conn, held.claim, "pdf_malformed", "broken")
+        with db.transaction(write=True) as tx:
+            tx.claims.fail(held.claim, "pdf_malformed", "broken")
         failed_at["t"] = time.monotonic()
 
-    monkeypatch.setattr(job_table, "inflight_leader", slow_leader_lookup)
+    Faults.around(env.services).replace("arrival.inflight_leader", slow_leader_lookup)
     failer = threading.Thread(target=fail_leader)
     failer.start()
     arrival = env.upload("j", role="supplier")
@@ -359,7 +347,7 @@ def test_an_attempt_whose_original_is_gone_is_ledgered_unstarted_at_no_cost(env)
     ends it `unstarted` (cost 0, reported apart) and fails the job once."""
     invoice = env.upload("gone").json["id"]
     with transaction(env.services.engine, write=True) as conn:
-        key = conn.execute(select(job_table.blobs.c.storage_key)).scalar()
+        key = conn.execute(select(blobs.c.storage_key)).scalar()
     env.services.store.delete(key)
     env.work()
     assert env.get(invoice)["error"]["code"] == "original_missing"
@@ -367,26 +355,24 @@ def test_an_attempt_whose_original_is_gone_is_ledgered_unstarted_at_no_cost(env)
     assert env.extractor.calls == []
 
 
-def test_an_upload_whose_original_was_purged_meanwhile_stores_it_again(env, monkeypatch):
+def test_an_upload_whose_original_was_purged_meanwhile_stores_it_again(env):
     """The invoices -> blobs foreign key turns the race into a second write, never a dangling
     record."""
     first = env.upload("purged").json["id"]
-    real = intake._store_original
-    removed = {}
+    services, removed = env.services, {}
 
-    def store_then_lose(services, account, spooled):
-        stored = real(services, account, spooled)
-        if stored is None and not removed:  # it trusted the row; now a purge removes it
+    def look_then_lose(real, account, content_hash):
+        found = real(account, content_hash)
+        if found is not None and not removed:  # it trusted the row; now a purge removes it
             with transaction(services.engine, write=True) as conn:
                 conn.execute(invoices.delete())
                 conn.execute(jobs.delete())
-                key = conn.execute(job_table.blobs.delete().returning(
-                    job_table.blobs.c.storage_key)).scalar()
+                key = conn.execute(blobs.delete().returning(blobs.c.storage_key)).scalar()
             services.store.delete(key)
             removed["key"] = key
-        return stored
+        return found
 
-    monkeypatch.setattr(intake, "_store_original", store_then_lose)
+    Faults.around(services).replace("arrival.blob_key", look_then_lose)
     second = env.upload("purged", role="supplier")
     assert second.status_code == 202 and second.json["id"] != first
     assert env.services.store.exists(removed["key"])

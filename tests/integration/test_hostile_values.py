@@ -3,7 +3,7 @@ column the results table copies, a value just over its limit, NUL and other cont
 characters, lone surrogates, absurd numbers and dates, wrong types. Through the real upload
 path and worker, on both backends, each upload ends `completed` (values normalised or dropped,
 review reasons given) or `failed` with a specific code, after exactly one model call, and what
-is stored is valid invoice-v1."""
+is stored is valid invoice-v2."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,7 @@ from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, document, pdf_bytes
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas"
-                     / "invoice-v1.schema.json").read_text())
+                     / "invoice-v2.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 # The results table's copied columns and their widths (adapters/db/tables.py).
 COLUMN_WIDTHS = {"invoice_number": 200, "seller_name": 300, "gross_total": 40, "currency": 3,
@@ -74,7 +74,7 @@ class Hostile(ControlledExtractor):
         super().__init__()
         self.plans: dict[str, tuple[str, object]] = {}
 
-    def extract(self, path, content_hash):
+    def extract(self, path, content_hash, context=None):
         super().extract(path, content_hash)
         return build(content_hash, *self.plans[content_hash])
 

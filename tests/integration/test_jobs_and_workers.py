@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import event, select, update
 
-from ledgerline.adapters.db import jobs as job_table
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import one_connection, transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
@@ -31,8 +29,9 @@ def ledger(services):
 
 
 def claim(services, name, lease=30):
-    with transaction(services.engine, write=True) as conn:
-        return job_table.claim_next(conn, name, lease, VERSIONS.label)
+    """A claim as a worker makes it, but for the call it opens (the SQL store's claim_next)."""
+    with services.db.transaction(write=True) as tx:
+        return tx.claims.claim_next(name, lease, VERSIONS.label)
 
 
 def expire_leases(services, seconds_ago: float = 1.0):
@@ -40,6 +39,13 @@ def expire_leases(services, seconds_ago: float = 1.0):
     with transaction(services.engine, write=True) as conn:
         conn.execute(update(jobs).where(jobs.c.status == "running")
                      .values(lease_expires_at=db_now_plus(-seconds_ago)))
+
+
+def end_backoffs(services):
+    """A job handed back waits on the database's clock too: end its wait now."""
+    with transaction(services.engine, write=True) as conn:
+        conn.execute(update(jobs).where(jobs.c.status == "pending")
+                     .values(run_after=db_now_plus(-1)))
 
 
 def test_twenty_concurrent_identical_uploads_make_one_model_call(make_services):
@@ -126,14 +132,14 @@ def test_renewal_keeps_the_lease_and_fails_once_it_is_lost(make_services):
     tenant = make_tenant(services, "acme")
     post(create_app(services).test_client(), tenant.keys["customer"], pdf_bytes("renew"))
     held = claim(services, "w1", lease=5)
-    with transaction(services.engine, write=True) as conn:
-        renewed = job_table.renew(conn, held.claim, 30)
+    with services.db.transaction(write=True) as tx:
+        renewed = tx.claims.renew(held.claim, 30)
     assert renewed and renewed.expires_at > held.claim.expires_at  # by the database's clock
     assert claim(services, "w2") is None  # still ours
     expire_leases(services)  # the renewed lease ran out
     assert claim(services, "w2") is not None
-    with transaction(services.engine, write=True) as conn:
-        assert job_table.renew(conn, held.claim, 30) is None
+    with services.db.transaction(write=True) as tx:
+        assert tx.claims.renew(held.claim, 30) is None
 
 
 def test_failures_are_not_cached_and_a_new_upload_runs_again(make_services):
@@ -163,7 +169,7 @@ def test_transient_failures_are_retried_with_backoff(make_services):
     invoice = post(client, tenant.keys["customer"], pdf_bytes("flaky")).json
     assert Worker(services).run_once()
     assert not Worker(services).run_once()  # backing off (0.5 s, database time): not yet
-    time.sleep(0.6)
+    end_backoffs(services)
     assert Worker(services).run_once()
     got = client.get(f"/v1/accounts/acme/invoices/{invoice['id']}",
                      headers={"Authorization": f"Bearer {tenant.keys['customer']}"}).json

@@ -27,6 +27,7 @@ from ledgerline.samples import generate
 from ledgerline.service_layer.report import agreement_report, days, duplicate_report
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant, operator_key
+from tests.integration.test_jobs_and_workers import end_backoffs
 from tests.standins.openai_api import OpenAIStandIn
 from tests.standins.server import Fault
 from tests.standins.textract import TextractStandIn
@@ -193,7 +194,7 @@ def test_a_recovered_textract_job_reuses_its_token_and_is_charged_once(textract,
     textract.add_fault(Fault(mode="error", operation="GetExpenseAnalysis"))  # a 5xx mid-job
     response = upload(client, tenant.keys["customer"], pdf)
     work(services)  # started the job, then failed transiently: back to the queue
-    time.sleep(0.6)  # the retry's backoff
+    end_backoffs(services)  # the retry's backoff
     work(services)
     document_of(client, tenant.keys["customer"], response.json["id"])
     first, second = ledger(services)
@@ -268,10 +269,11 @@ def test_a_vision_model_gets_each_page_image_and_its_tokens_are_billed(chat, bac
 def test_each_textract_refusal_for_throughput_is_throttling(code, monkeypatch, tmp_path):
     """Through boto3 and the wire protocol: each documented refusal for throughput (with its
     documented status) is throttling, not a failure of the invoice; the next request works."""
-    from ledgerline.adapters.providers.base import CallContext, Throttled
+    from ledgerline.adapters.providers.base import Throttled
     from ledgerline.adapters.providers.prepare import Prepared, Preparer
     from ledgerline.adapters.providers.textract import TextractProvider
     from ledgerline.config import Settings
+    from ledgerline.ports.extractor import CallContext
 
     pdf, truth = generate(**ONE_PAGE)
     path = tmp_path / "one.pdf"
@@ -309,7 +311,7 @@ def test_a_throttled_call_waits_and_is_not_a_failure(provider, backend, make_ser
         job = conn.execute(select(jobs).where(jobs.c.leader_id.is_(None))).one()
     assert (job.status, job.attempts, job.error_code) == ("pending", 0, "provider_throttled")
     assert worker._backoff >= 0.2  # the worker itself waits before claiming again
-    time.sleep(1.0)
+    end_backoffs(services)
     work(services)
     document_of(client, tenant.keys["customer"], response.json["id"])
     throttled, published = ledger(services)
@@ -333,7 +335,7 @@ def test_a_chat_answer_lost_after_the_work_is_a_second_billed_call(chat, backend
     client = create_app(services).test_client()
     response = upload(client, tenant.keys["customer"], pdf)
     work(services)
-    time.sleep(0.6)
+    end_backoffs(services)
     work(services)
     assert document_of(client, tenant.keys["customer"], response.json["id"])[
         "fields"]["invoice_number"]["value"] == truth["invoice_number"]
@@ -370,7 +372,7 @@ def test_a_provider_that_holds_its_answer_times_out_billed_and_no_secret_is_logg
     attempt.join(30)
     assert worked == [True]
     assert time.monotonic() - sent < 4.5  # the timeout ended it, not the provider's 6 s
-    time.sleep(0.6)  # the retry's backoff
+    end_backoffs(services)  # the retry's backoff
     # The retry from a worker that waits longer: 0.5 s is too short for a busy machine's
     # answer to an ordinary request, and the retry is not what this test times.
     work(make_services(settings=settings_for(kind, backend, standin,

@@ -16,7 +16,7 @@ from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import (blobs, cache_entries, invoices, jobs, model_calls,
                                            results, shadow_fields)
-from ledgerline.adapters.storage import original_key
+from ledgerline.ports.storage import original_key
 from ledgerline.service_layer.retention import purge
 from tests.fakes import pdf_bytes
 from tests.integration.test_engine_promises import Env

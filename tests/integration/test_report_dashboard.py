@@ -62,12 +62,20 @@ def test_an_operator_key_signs_in_with_a_strict_cookie(env):
     assert out.status_code == 303 and "Max-Age=0" in out.headers["Set-Cookie"]
 
 
-@pytest.mark.parametrize("role", ["customer", "supplier", "dashboard"])
-def test_other_keys_do_not_sign_in(env, role):
+def test_a_supplier_key_does_not_sign_in(env):
+    client, tenant, _ = env
+    resp = login(client, tenant.keys["supplier"])
+    assert resp.status_code == 401 and "A supplier key cannot sign in" in resp.text
+    assert "Set-Cookie" not in resp.headers
+
+
+@pytest.mark.parametrize("role", ["customer", "dashboard"])
+def test_account_keys_sign_in_to_their_review_screen_not_the_reports(env, role):
     client, tenant, _ = env
     resp = login(client, tenant.keys[role])
-    assert resp.status_code == 401 and "not an operator key" in resp.text
-    assert "Set-Cookie" not in resp.headers
+    assert resp.status_code == 303 and resp.headers["Location"] == "/dashboard/review"
+    shown = page(client)
+    assert shown.status_code == 303 and shown.headers["Location"] == "/dashboard/review"
 
 
 def test_a_bearer_key_works_like_the_api(env):

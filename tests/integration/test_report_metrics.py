@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import transaction
-from ledgerline.adapters.db.tables import invoices, jobs
+from ledgerline.adapters.db.tables import invoices, jobs, webhook_deliveries
 from ledgerline.domain.cache import CacheMode
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.worker import Worker
@@ -94,22 +94,86 @@ def test_shadow_mode_counts_would_be_hits(make_services):
     assert after.get(key, 0) - before.get(key, 0) == 1
 
 
-def test_queue_depth_and_the_oldest_waiting_job_come_from_the_database(env):
+def test_queue_depth_and_the_oldest_job_of_each_state_come_from_the_database(env):
     services, client, upload = env
-    assert value(scrape(client), "ledgerline_queue_depth") == 0
+    assert value(scrape(client), "ledgerline_queue_depth", state="pending") == 0
     first = upload("q1").json["id"]
-    upload("q2")
+    second = upload("q2").json["id"]
     upload("q2")  # joins q2: waits on its leader, not in the queue
-    with transaction(services.engine, write=True) as conn:  # q1 arrived 100 s ago
-        job_id = conn.execute(select(invoices.c.job_id).where(invoices.c.id == first)).scalar()
-        conn.execute(update(jobs).where(jobs.c.id == job_id)
+    upload("q3")
+    with transaction(services.engine, write=True) as conn:
+        def job_of(invoice_id):
+            return conn.execute(select(invoices.c.job_id)
+                                .where(invoices.c.id == invoice_id)).scalar()
+        # q1 arrived 100 s ago; q2 waits out a backoff before its next attempt
+        conn.execute(update(jobs).where(jobs.c.id == job_of(first))
                      .values(created_at=db_now_plus(-100)))
+        conn.execute(update(jobs).where(jobs.c.id == job_of(second))
+                     .values(created_at=db_now_plus(-50), run_after=db_now_plus(60)))
     samples = scrape(client)
-    assert value(samples, "ledgerline_queue_depth") == 2
-    assert value(samples, "ledgerline_queue_oldest_pending_age_seconds") == pytest.approx(100,
-                                                                                          abs=2)
-    assert value(samples, "ledgerline_jobs_running") == 0
+    assert value(samples, "ledgerline_queue_depth", state="pending") == 2
+    assert value(samples, "ledgerline_queue_oldest_age_seconds", state="pending") == (
+        pytest.approx(100, abs=2))
+    assert value(samples, "ledgerline_queue_depth", state="retrying") == 1
+    assert value(samples, "ledgerline_queue_oldest_age_seconds", state="retrying") == (
+        pytest.approx(50, abs=2))
+    assert value(samples, "ledgerline_queue_depth", state="running") == 0
     assert value(samples, "ledgerline_leases_expired") == 0
+    with services.db.transaction(write=True) as tx:  # a worker holds q1 from now on
+        assert tx.claims.claim_next("w1", 30, services.extractor.versions.label) is not None
+    samples = scrape(client)
+    assert value(samples, "ledgerline_queue_depth", state="running") == 1
+    assert value(samples, "ledgerline_queue_oldest_age_seconds", state="running") < 5
+    assert value(samples, "ledgerline_queue_depth", state="pending") == 1
+
+
+def test_http_requests_are_counted_by_route_template_and_status(env):
+    _services, client, upload = env
+    before = scrape(client)
+    assert upload("h1").status_code == 202
+    assert client.get("/v1/accounts/acme/invoices/inv_nope").status_code == 401
+    assert client.get("/no/such/page").status_code == 404
+    after = scrape(client)
+
+    def delta(name, **labels):
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    upload_labels = dict(method="POST", route="/v1/accounts/{account}/invoices", status="202")
+    assert delta("ledgerline_http_requests_total", **upload_labels) == 1
+    assert delta("ledgerline_http_request_duration_seconds_count", **upload_labels) == 1
+    assert delta("ledgerline_http_request_duration_seconds_bucket", le="+Inf",
+                 **upload_labels) == 1
+    assert delta("ledgerline_http_requests_total", method="GET", status="401",
+                 route="/v1/accounts/{account}/invoices/{invoice_id}") == 1
+    assert delta("ledgerline_http_requests_total", method="GET", route="unmatched",
+                 status="404") == 1
+    assert not any("inv_nope" in str(key) or "/no/such" in str(key) for key in after)
+
+
+def test_job_attempts_are_counted_and_timed_by_provider_and_outcome(env):
+    services, client, upload = env
+    before = scrape(client)
+    upload("j1")
+    while Worker(services).run_once():
+        pass
+    after = scrape(client)
+    labels = dict(provider="rules", outcome="published")
+    assert value(after, "ledgerline_job_attempts_total", **labels) - value(
+        before, "ledgerline_job_attempts_total", **labels) == 1
+    assert value(after, "ledgerline_job_attempt_duration_seconds_count", **labels) - value(
+        before, "ledgerline_job_attempt_duration_seconds_count", **labels) == 1
+
+
+def test_build_info_names_the_release_and_the_extractor(env):
+    import platform
+
+    from ledgerline import __version__
+
+    services, client, _ = env
+    versions = services.extractor.versions
+    assert value(scrape(client), "ledgerline_build_info", version=__version__,
+                 python=platform.python_version(), schema=versions.schema,
+                 preprocessing=versions.preprocessing, model=versions.model) == 1
 
 
 def test_counters_are_summed_across_processes(tmp_path):
@@ -124,3 +188,36 @@ def test_counters_are_summed_across_processes(tmp_path):
                          env=env, check=True, capture_output=True, text=True).stdout
     assert 'ledgerline_uploads_total{outcome="hit"} 6.0' in out
     assert "ledgerline_publishes_rejected_total 2.0" in out
+
+
+def test_webhook_deliveries_are_counted_by_outcome_and_timed(make_services):
+    from ledgerline.service_layer.webhooks import DeliveryWorker
+    from tests.webhook_receiver import FAIL, Receiver, receiving
+
+    services = make_services(extractor=ControlledExtractor(), webhook_allow_networks="127.0.0.1/32",
+                             webhook_timeout_seconds=1.0, **EDGE)
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    headers = {"Authorization": f"Bearer {tenant.keys['customer']}"}
+    before = scrape(client)
+    receiver = Receiver(plan=[FAIL])
+    with receiving(receiver) as base:
+        assert client.post("/v1/accounts/acme/webhooks", headers=headers, json={
+            "url": f"{base}/in", "events": ["invoice.completed"]}).status_code == 201
+        client.post("/v1/accounts/acme/invoices", data=pdf_bytes("hooked"),
+                    headers={**headers, "Content-Type": "application/pdf"})
+        while Worker(services).run_once():
+            pass
+        deliveries = DeliveryWorker(services, name="metrics-deliveries")
+        assert deliveries.run_once()  # 500: tried again later
+        with transaction(services.engine, write=True) as conn:
+            conn.execute(update(webhook_deliveries).values(next_attempt_at=db_now_plus(-1)))
+        assert deliveries.run_once()
+    after = scrape(client)
+
+    def delta(name, **labels):
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta("ledgerline_webhook_deliveries_total", outcome="http_error") == 1
+    assert delta("ledgerline_webhook_deliveries_total", outcome="delivered") == 1
+    assert delta("ledgerline_webhook_delivery_seconds_count") == 2

@@ -24,7 +24,7 @@ def write_day(engine, shape, seed=7):
 
 
 @pytest.mark.slow
-def test_the_contract_example_day_reads_back_exactly(engine):  # noqa: F811
+def test_the_contract_example_day_reads_back_exactly(engine):
     doc = write_day(engine, Shape(calls=40_000, repeats=6_000, overlapping_pairs=60, shadow=True))
     [op] = doc["operations"]
     assert op == {"operation": "extract_invoice", "calls": 40_000, "distinct_hashes": 34_000,
@@ -37,7 +37,7 @@ def test_the_contract_example_day_reads_back_exactly(engine):  # noqa: F811
     assert doc["requests"]["cost_would_be_avoided"] == 24.0
 
 
-def test_served_uploads_and_bypasses_show_on_the_request_side(engine):  # noqa: F811
+def test_served_uploads_and_bypasses_show_on_the_request_side(engine):
     doc = write_day(engine, Shape(calls=400, repeats=60, overlapping_pairs=3, hits=40, joined=3,
                                bypass=2))
     [op] = doc["operations"]

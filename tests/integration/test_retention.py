@@ -11,15 +11,16 @@ import pytest
 from sqlalchemy import func, select, update
 
 from ledgerline.adapters.db.clock import db_now_plus
-from ledgerline.adapters.db.deletion import pseudonym
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.tables import invoices, jobs, model_calls
 from ledgerline.config import Settings
+from ledgerline.domain.ids import pseudonym
 from ledgerline.http.app import create_app
 from ledgerline.service_layer.deletion import delete_account, set_retention
 from ledgerline.service_layer.retention import purge
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
+from tests.faults import Faults
 from tests.fakes import ControlledExtractor, pdf_bytes
 from tests.integration.leftovers import in_objects, in_tables, stored_objects, versioned_bucket
 
@@ -122,28 +123,26 @@ def test_an_account_deletion_leaves_nothing_of_it(services):
         "Authorization": f"Bearer {again.keys['customer']}"}).json["items"] == []
 
 
-def test_an_interrupted_account_deletion_is_finished_by_the_next_run(services, monkeypatch):
+def test_an_interrupted_account_deletion_is_finished_by_the_next_run(services):
     acme = Tenant(services, "acme")
     for n in range(4):
         acme.upload(f"half-{n}")
     work(services)
-    from ledgerline.service_layer import deletion
-
-    real = deletion.sql.delete_account_batch
     calls = {"n": 0}
 
-    def crash_after_one(conn, account, batch):
+    def crash_after_one(real, account, batch):
         calls["n"] += 1
         if calls["n"] > 1:
             raise RuntimeError("the host went away")
-        return real(conn, account, batch)
+        return real(account, batch)
 
-    monkeypatch.setattr(deletion.sql, "delete_account_batch", crash_after_one)
+    faults = Faults.around(services)
+    faults.replace("deletion.delete_account_batch", crash_after_one)
     with pytest.raises(RuntimeError):
         delete_account(services, "acme", batch=1)
     time.sleep(1.1)
     assert acme.upload("after").status_code == 401  # its keys stopped at the first run
-    monkeypatch.setattr(deletion.sql, "delete_account_batch", real)
+    faults.restore("deletion.delete_account_batch")
     assert delete_account(services, "acme", batch=1) is not None
     assert in_tables(services.engine, ["acme"]) == []
     assert stored_objects(services.store) == []

@@ -1,18 +1,28 @@
-"""Every object store backend honours the same interface."""
+"""Every object store backend honours the same interface (ports/storage.py): the local
+directory, S3, and the in-memory store the use cases' unit tests run on."""
 from __future__ import annotations
 
 import hashlib
 import io
+import uuid
 
 import pytest
 
-from ledgerline.adapters.storage import (ObjectNotFound, StorageUnavailable, open_store,
-                                         original_key)
+from ledgerline.adapters.memory import MemoryObjectStore
+from ledgerline.adapters.storage import open_store
+from ledgerline.ports.storage import ObjectNotFound, StorageUnavailable, original_key
+from tests.conftest import BUCKET, s3_env
 
 
-@pytest.fixture
-def store(backend):
-    return open_store(backend.storage_url)
+@pytest.fixture(params=["embedded", "production", "memory"])
+def store(request, tmp_path, monkeypatch):
+    if request.param == "memory":
+        return MemoryObjectStore()
+    if request.param == "embedded":
+        return open_store(f"file://{tmp_path}/objects")
+    for key, value in s3_env(request.getfixturevalue("s3_server")).items():
+        monkeypatch.setenv(key, value)
+    return open_store(f"s3://{BUCKET}/t_{uuid.uuid4().hex[:12]}")
 
 
 def write(tmp_path, data: bytes) -> str:

@@ -217,7 +217,7 @@ def test_list_filters_pagination_and_csv(env):
                .json["items"]) == 5
     assert env.get(key, "/v1/accounts/acme/invoices?issued_from=2026-12-01").json["items"] == []
     csv_text = env.get(key, "/v1/accounts/acme/invoices?format=csv").data.decode()
-    assert csv_text.splitlines()[0].startswith("id,status")
+    assert csv_text.splitlines()[0].startswith("id,url,status,document_type,")
     assert len(csv_text.splitlines()) == 6
     for bad in ("status=done", "issued_from=30.11.2026", "cursor=zzz", "limit=0", "format=xml"):
         resp = env.get(key, f"/v1/accounts/acme/invoices?{bad}")

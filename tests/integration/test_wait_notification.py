@@ -7,6 +7,7 @@ would show.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -60,33 +61,49 @@ def upload_in_thread(api, key: str, body: bytes, wait: int) -> tuple[threading.T
     return thread, out
 
 
-def pending_jobs(services) -> int:
-    with services.engine.connect() as conn:
-        return conn.exec_driver_sql(
-            "SELECT count(*) FROM jobs WHERE status = 'pending'").scalar()
+class Waits:
+    """The waits of the requests of one services, as services.job_endings hands them the end
+    of a job: `blocked` is set once one waits (having looked at the job and found it
+    unfinished), `told` holds how each wait ended (True: told to look; False: timed out)."""
+
+    def __init__(self, services):
+        self.blocked, self.told = threading.Event(), []
+        watch = services.job_endings.watch
+
+        @contextlib.contextmanager
+        def watched(job_id: str):
+            with watch(job_id) as ended:
+                yield _Wait(ended, self)
+
+        services.job_endings.watch = watched
 
 
-def wait_until(condition, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.02)
+class _Wait:
+    def __init__(self, ended: threading.Event, waits: Waits):
+        self._ended, self._waits = ended, waits
+
+    def clear(self) -> None:
+        self._ended.clear()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._waits.blocked.set()
+        told = self._ended.wait(timeout)
+        self._waits.told.append(told)
+        return told
 
 
 def test_a_wait_answers_when_another_process_ends_its_job(api_and_worker):
     api, worker_services, tenant = api_and_worker
+    waits = Waits(api)
     thread, out = upload_in_thread(api, tenant.keys["customer"], pdf_bytes("woken"), wait=30)
-    wait_until(lambda: pending_jobs(api) == 1)
-    time.sleep(0.5)  # the request is holding its wait now
+    assert waits.blocked.wait(30)  # the request is holding its wait now
     counter = StatementCounter(api.engine)
     assert Worker(worker_services, name="other-process").run_once()
-    ended = time.monotonic()
     thread.join(timeout=30)
     response = out["response"]
     assert response.status_code == 201 and response.json["status"] == "completed"
     assert response.headers["Preference-Applied"] == "wait=30"
-    # Told, not found by chance: far sooner than the 30 s it was allowed to wait.
-    assert out["answered"] - ended < 5
+    assert waits.told[-1]  # told to look, not found by chance when its 30 s ran out
     assert counter.count <= READS_OF_ONE_WAIT
 
 
@@ -98,14 +115,14 @@ def test_a_joined_upload_is_woken_by_its_leader_ending(api_and_worker):
                         headers={"Authorization": f"Bearer {tenant.keys['supplier']}",
                                  "Content-Type": "application/pdf"})
     assert first.headers["Ledgerline-Cache"] == "miss"
+    waits = Waits(api)
     thread, out = upload_in_thread(api, tenant.keys["customer"], body, wait=30)
-    time.sleep(0.5)
+    assert waits.blocked.wait(30)
     assert Worker(worker_services, name="other-process").run_once()
-    ended = time.monotonic()
     thread.join(timeout=30)
     assert out["response"].headers["Ledgerline-Cache"] == "joined"
     assert out["response"].json["status"] == "completed"
-    assert out["answered"] - ended < 5
+    assert waits.told[-1]
 
 
 def test_a_wait_on_work_nobody_does_reads_nothing_until_it_times_out(api_and_worker):
@@ -128,11 +145,10 @@ def test_a_wait_on_work_nobody_does_reads_nothing_until_it_times_out(api_and_wor
 def test_a_wait_in_the_workers_own_process_is_told_at_once(make_services):
     services = make_services(extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
+    waits = Waits(services)
     thread, out = upload_in_thread(services, tenant.keys["customer"], pdf_bytes("same"), wait=30)
-    wait_until(lambda: pending_jobs(services) == 1)
-    time.sleep(0.3)
+    assert waits.blocked.wait(30)
     assert Worker(services, name="same-process").run_once()
-    ended = time.monotonic()
     thread.join(timeout=30)
     assert out["response"].json["status"] == "completed"
-    assert out["answered"] - ended < 5
+    assert waits.told[-1]

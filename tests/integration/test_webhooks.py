@@ -4,6 +4,7 @@ retries, giving up, disabling, the delivery log, replays, and the address checks
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from sqlalchemy import select, update
@@ -17,7 +18,7 @@ from ledgerline.service_layer.webhooks import DeliveryWorker
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, pdf_bytes
-from tests.webhook_receiver import DROP, FAIL, SLOW, Receiver, receiving
+from tests.webhook_receiver import DROP, FAIL, HOLD, SLOW, Receiver, receiving
 
 LOOPBACK = "127.0.0.1/32"
 
@@ -37,8 +38,12 @@ class Env:
                                 json={"url": url, "events": list(events)})
 
     def upload(self, tag, role="customer"):
-        return self.client.post("/v1/accounts/acme/invoices", data=pdf_bytes(tag), headers={
-            **self.headers(role), "Content-Type": "application/pdf"}).json
+        return self.upload_to(self.acme, tag, role)
+
+    def upload_to(self, tenant, tag, role="customer"):
+        return self.client.post(f"/v1/accounts/{tenant.account}/invoices", data=pdf_bytes(tag),
+                                headers={**self.headers(role, tenant),
+                                         "Content-Type": "application/pdf"}).json
 
     def work(self):
         while Worker(self.services, name="test-worker").run_once():
@@ -62,8 +67,10 @@ class Env:
 
 @pytest.fixture
 def env(make_services):
+    # Long enough for a loaded machine's receiver thread to take a delivery in time, short
+    # enough for the tests of a slow receiver.
     return Env(make_services(extractor=ControlledExtractor(), webhook_allow_networks=LOOPBACK,
-                             webhook_timeout_seconds=1.0))
+                             webhook_timeout_seconds=3.0))
 
 
 @pytest.fixture
@@ -113,6 +120,18 @@ def test_addresses_nobody_may_call_are_refused_at_registration(strict, url, stat
     resp = strict.register(url)
     assert resp.status_code == status, resp.json
     assert resp.json["code"] == ("webhook_url_refused" if status == 422 else "bad_request")
+
+
+@pytest.mark.parametrize("allow, url, status", [
+    ("127.0.0.1/32", "http://[2002:7f00:1::1]:8080/in", 422),   # 6to4 is not 127.0.0.1
+    ("127.0.0.1/32", "https://[2002:7f00:1::1]/in", 422),       # and it carries loopback
+    ("2002:7f00:1::/48", "http://[2002:7f00:1::1]/in", 201),    # allowed as itself
+    ("127.0.0.1/32", "http://[::ffff:127.0.0.1]:8080/in", 201),  # mapped: reaches 127.0.0.1
+])
+def test_an_address_is_judged_as_the_one_connected_to(make_services, allow, url, status):
+    env = Env(make_services(extractor=ControlledExtractor(), webhook_allow_networks=allow))
+    resp = env.register(url)
+    assert resp.status_code == status, resp.json
 
 
 def test_events_are_validated(env):
@@ -191,11 +210,16 @@ def test_deliveries_are_signed_the_standard_webhooks_way_and_logged(env):
     assert got.headers["webhook-id"] == f"{invoice['id']}.completed.{_job_of(env, invoice)}"
     assert got.headers["Content-Type"] == "application/json"
     assert got.event["type"] == "invoice.completed"
-    assert got.event["data"] == {"account": "acme", "invoice_id": invoice["id"],
-                                 "url": f"/v1/accounts/acme/invoices/{invoice['id']}"}
+    assert got.event["data"] == {
+        "account": "acme", "invoice_id": invoice["id"],
+        "url": f"/v1/accounts/acme/invoices/{invoice['id']}", "status": "completed",
+        "version": 0, "document_type": "invoice",
+        "review": {"state": "not_required", "reasons": []},
+        "currency": "EUR", "gross_total": "119.00", "amount_due": None}
     [item] = env.log(hook["id"]).json["items"]
     assert item["status"] == "delivered" and item["attempts"] == 1
     assert item["log"][0]["status_code"] == 200 and item["log"][0]["response_excerpt"] == "thanks"
+    assert item["log"][0]["outcome"] == "delivered"
 
 
 def _job_of(env, invoice):
@@ -207,7 +231,7 @@ def _job_of(env, invoice):
 
 
 def test_failures_are_retried_within_seconds_with_the_same_webhook_id(env):
-    receiver = Receiver(plan=[FAIL, DROP, SLOW], slow_seconds=2.0)
+    receiver = Receiver(plan=[FAIL, DROP, SLOW], slow_seconds=4.0)
     with receiving(receiver) as base:
         hook = env.register(f"{base}/in").json
         receiver.secret = hook["secret"]
@@ -355,8 +379,9 @@ def test_a_worker_that_lost_its_delivery_lease_changes_nothing(env):
             stale = outbox.claim(conn, "stale-worker", 60)
         with transaction(env.services.engine, write=True) as conn:  # its lease runs out
             conn.execute(update(webhook_deliveries).values(lease_expires_at=db_now_plus(-1)))
+            conn.execute(update(webhook_endpoints).values(busy_until=db_now_plus(-1)))
         env.deliver()  # another worker takes it over and delivers
-        attempt = outbox.Attempt(stale.now, 5, 500, "HTTP 500", None)
+        attempt = outbox.Attempt(stale.now, 5, "http_error", 500, "HTTP 500", None)
         with transaction(env.services.engine, write=True) as conn:
             assert outbox.failed(conn, stale, attempt, retry_in=5, give_up_after=1e9,
                                  disable_after=1e9) is None
@@ -378,3 +403,218 @@ def test_concurrent_delivery_workers_share_the_queue_without_sending_twice(env):
             t.join(60)
     ids = [r.headers["webhook-id"] for r in receiver.received]
     assert len(ids) == 12 and len(set(ids)) == 12
+
+
+# --- what an integrator acts on ---------------------------------------------------------------
+
+class Reviewed(ControlledExtractor):
+    """Extractions that ask for review, with an amount due. (Their document type is the
+    default, an invoice: the published result names none yet.)"""
+
+    def extract(self, path, content_hash, context=None):
+        document = super().extract(path, content_hash)
+        document["fields"]["amount_due"] = {"value": "-50.00", "confidence": 0.9,
+                                            "raw": "-50.00", "page": 1, "bbox": None}
+        document["review"] = {"required": True, "reasons": ["amount_due: low confidence (0.4)"]}
+        return document
+
+
+def test_an_event_carries_what_a_receiver_decides_on(make_services):
+    failing = Reviewed(failures=[ExtractionError("pdf_encrypted", "locked")])
+    env = Env(make_services(extractor=failing, webhook_allow_networks=LOOPBACK))
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in", ["invoice.completed", "invoice.failed",
+                                           "invoice.corrected", "invoice.deleted"]).json
+        receiver.secret = hook["secret"]
+        broken = env.upload("locked")
+        env.work()
+        env.deliver()
+        credit = env.upload("credit")
+        env.work()
+        env.deliver()
+        env.client.patch(f"/v1/accounts/acme/invoices/{credit['id']}", headers=env.headers(),
+                         json={"fields": {"purchase_order": "PO-7"}})
+        env.deliver()
+        env.client.delete(f"/v1/accounts/acme/invoices/{credit['id']}", headers=env.headers())
+        env.deliver()
+    assert all(r.verified for r in receiver.received)
+    events = {r.event["type"]: r.event["data"] for r in receiver.received}
+    assert events["invoice.failed"] == {
+        "account": "acme", "invoice_id": broken["id"],
+        "url": f"/v1/accounts/acme/invoices/{broken['id']}", "status": "failed", "version": 0,
+        "document_type": None, "review": None, "currency": None, "gross_total": None,
+        "amount_due": None, "error_code": "pdf_encrypted"}
+    completed = events["invoice.completed"]
+    assert {k: completed[k] for k in ("status", "version", "document_type", "review", "currency",
+                                      "gross_total", "amount_due")} == {
+        "status": "completed", "version": 0, "document_type": "invoice",
+        "review": {"state": "required", "reasons": ["amount_due: low confidence (0.4)"]},
+        "currency": "EUR", "gross_total": "119.00", "amount_due": "-50.00"}
+    assert events["invoice.corrected"]["version"] == 1
+    assert events["invoice.corrected"]["status"] == "completed"
+    assert events["invoice.deleted"]["status"] == "deleted"
+
+
+def test_every_attempt_of_an_event_sends_the_same_bytes(env):
+    receiver = Receiver(plan=[FAIL])
+    with receiving(receiver) as base:
+        env.register(f"{base}/in")
+        invoice = env.upload("same-bytes")
+        env.work()
+        env.deliver()
+        env.client.patch(f"/v1/accounts/acme/invoices/{invoice['id']}", headers=env.headers(),
+                         json={"fields": {"purchase_order": "PO-8"}})  # version 1 now
+        _due_now(env)
+        env.deliver()
+    first, again = receiver.received
+    assert (first.answered, again.answered) == (FAIL, "ok")
+    assert first.body == again.body and first.event["data"]["version"] == 0
+
+
+def test_a_test_event_is_a_signed_ping_in_the_delivery_log(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        receiver.secret = hook["secret"]
+        sent = env.client.post(f"/v1/accounts/acme/webhooks/{hook['id']}/test",
+                               headers=env.headers())
+        assert sent.status_code == 202 and sent.json["type"] == "ping"
+        assert sent.headers["Location"] == f"/v1/accounts/acme/webhooks/{hook['id']}/deliveries"
+        env.deliver()
+    [got] = receiver.received
+    assert got.verified is True and got.headers["webhook-id"] == sent.json["event_id"]
+    assert got.event["type"] == "ping"
+    assert got.event["data"] == {"account": "acme", "webhook_id": hook["id"]}
+    [item] = env.log(hook["id"]).json["items"]
+    assert (item["type"], item["invoice_id"], item["status"]) == ("ping", None, "delivered")
+    assert env.client.post(f"/v1/accounts/acme/webhooks/{hook['id']}/test",
+                           headers=env.headers("supplier")).status_code == 403
+    assert env.client.post(f"/v1/accounts/globex/webhooks/{hook['id']}/test",
+                           headers=env.headers(tenant=env.globex)).status_code == 404
+
+
+def test_a_ping_is_tried_once_and_reaches_a_disabled_endpoint(env):
+    receiver = Receiver(plan=[FAIL])
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        ping = f"/v1/accounts/acme/webhooks/{hook['id']}/test"
+        env.client.post(ping, headers=env.headers())
+        env.deliver()
+        [failed] = env.log(hook["id"]).json["items"]
+        assert failed["status"] == "failed" and failed["attempts"] == 1
+        shown = env.client.get(f"/v1/accounts/acme/webhooks/{hook['id']}", headers=env.headers())
+        assert shown.json["failing_since"] is None  # a ping says nothing of the deliveries
+        with transaction(env.services.engine, write=True) as conn:
+            conn.execute(update(webhook_endpoints).values(disabled_at=db_now_plus(0),
+                                                          disabled_reason="tests"))
+        env.client.post(ping, headers=env.headers())
+        env.deliver()
+    assert [r.answered for r in receiver.received] == [FAIL, "ok"]
+    shown = env.client.get(f"/v1/accounts/acme/webhooks/{hook['id']}", headers=env.headers())
+    assert shown.json["status"] == "disabled"  # a replay enables it, a ping does not
+
+
+def test_patch_changes_an_endpoints_url_or_events(env):
+    old, new = Receiver(), Receiver()
+    with receiving(old) as old_url, receiving(new) as new_url:
+        hook = env.register(f"{old_url}/in").json
+        path = f"/v1/accounts/acme/webhooks/{hook['id']}"
+        changed = env.client.patch(path, headers=env.headers(), json={"url": f"{new_url}/in"})
+        assert changed.status_code == 200
+        assert changed.json["url"] == f"{new_url}/in"
+        assert changed.json["events"] == ["invoice.completed"] and "secret" not in changed.json
+        env.upload("moved")
+        env.work()
+        env.deliver()
+        assert (len(old.received), len(new.received)) == (0, 1)
+        changed = env.client.patch(path, headers=env.headers(), json={"events": ["invoice.failed"]})
+        assert changed.json["events"] == ["invoice.failed"]
+        env.upload("not-subscribed")
+        env.work()
+        env.deliver()
+        assert len(new.received) == 1
+    for body, status in (({}, 400), ({"secret": "x"}, 400), ({"url": "ftp://x/y"}, 400),
+                         ({"events": ["invoice.exploded"]}, 400), ([], 400),
+                         ({"url": "https://10.0.0.1/in"}, 422)):
+        resp = env.client.patch(path, headers=env.headers(), json=body)
+        assert resp.status_code == status, (body, resp.json)
+    assert env.client.get(path, headers=env.headers()).json["url"] == f"{new_url}/in"
+    assert env.client.patch(path, headers=env.headers("supplier"),
+                            json={"events": ["invoice.completed"]}).status_code == 403
+    assert env.client.patch(f"/v1/accounts/globex/webhooks/{hook['id']}",
+                            headers=env.headers(tenant=env.globex),
+                            json={"events": ["invoice.completed"]}).status_code == 404
+
+
+def test_a_rotated_secret_signs_beside_the_new_one_for_its_grace_period(env):
+    receiver = Receiver()
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        path = f"/v1/accounts/acme/webhooks/{hook['id']}"
+        rotated = env.client.post(f"{path}/secret/rotate", headers=env.headers(),
+                                  json={"grace_seconds": 3600})
+        assert rotated.status_code == 200
+        old, new = hook["secret"], rotated.json["secret"]
+        assert new.startswith("whsec_") and new != old
+        assert rotated.json["previous_secret_expires_at"]
+        shown = env.client.get(path, headers=env.headers()).json
+        assert "secret" not in shown and shown["previous_secret_expires_at"]
+        receiver.secrets = (old, new)
+        env.upload("during-grace")
+        env.work()
+        env.deliver()
+        with transaction(env.services.engine, write=True) as conn:  # the grace period ends
+            conn.execute(update(webhook_endpoints)
+                         .values(previous_secret_until=db_now_plus(-1)))
+        env.upload("after-grace")
+        env.work()
+        env.deliver()
+    during, after = receiver.received
+    assert len(during.headers["webhook-signature"].split()) == 2
+    assert during.verified_by == (old, new)
+    assert after.verified_by == (new,) and len(after.headers["webhook-signature"].split()) == 1
+
+
+def test_rotation_takes_a_grace_period_or_its_default(env):
+    hook = env.register("https://hooks.example/in").json
+    rotate = f"/v1/accounts/acme/webhooks/{hook['id']}/secret/rotate"
+    default = env.client.post(rotate, headers=env.headers())
+    assert default.status_code == 200 and default.json["previous_secret_expires_at"]
+    at_once = env.client.post(rotate, headers=env.headers(), json={"grace_seconds": 0})
+    assert at_once.status_code == 200 and at_once.json["previous_secret_expires_at"] is None
+    for bad in ({"grace_seconds": -1}, {"grace_seconds": 8 * 86400}, {"grace_seconds": "1"},
+                {"grace_seconds": True}, {"grace": 5}, [5]):
+        assert env.client.post(rotate, headers=env.headers(), json=bad).status_code == 400, bad
+    assert env.client.post(rotate, headers=env.headers("supplier")).status_code == 403
+    assert env.client.post(f"/v1/accounts/acme/webhooks/whk_{'0' * 24}/secret/rotate",
+                           headers=env.headers()).status_code == 404
+
+
+def test_deleting_an_endpoint_cancels_its_deliveries_cleanly(env, caplog):
+    """One delivery in flight, one pending: the DELETE answers at once, the attempt in flight
+    ends and is recorded nowhere, the pending one is never sent, nothing is logged as an
+    error."""
+    from tests.integration.test_webhook_attempts import delivering, wait_until
+
+    receiver = Receiver(plan=[HOLD])
+    with receiving(receiver) as base:
+        hook = env.register(f"{base}/in").json
+        env.upload("in-flight")
+        env.upload("pending")
+        env.work()
+        with delivering(env, threads=1):
+            assert receiver.holding.wait(10)
+            deleted = env.client.delete(f"/v1/accounts/acme/webhooks/{hook['id']}",
+                                        headers=env.headers())
+            assert deleted.status_code == 204
+            receiver.released.set()
+            wait_until(lambda: receiver.received[0].ended, 10, "the held attempt to end")
+            time.sleep(0.5)  # the worker records its outcome, or would
+    assert len(receiver.received) == 1
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
+    assert env.deliveries() == []
+    from ledgerline.adapters.db.tables import webhook_attempts
+
+    with transaction(env.services.engine, write=False) as conn:
+        assert conn.execute(select(webhook_attempts)).all() == []

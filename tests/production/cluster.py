@@ -139,7 +139,8 @@ class Cluster:
         self._wait_ready(processes)
         return self.base
 
-    def _wait_ready(self, processes: int, timeout: float = 60) -> None:
+    def _wait_ready(self, processes: int, timeout: float = 180) -> None:
+        # With an embedded worker, ready means its sandbox has warmed up (e2e/service.py).
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not self.api.alive():

@@ -161,7 +161,7 @@ def test_sigterm_past_the_grace_period_hands_the_job_back_at_once(production, lo
 
 def test_sigterm_to_serve_hands_back_the_embedded_workers_job(production, long_pdf):
     production.start_api(1, embedded_worker=True, env={"GUNICORN_CMD_ARGS": "--graceful-timeout 2"})
-    invoice_id, job_id, pid = extracting(production, long_pdf)
+    _invoice_id, job_id, pid = extracting(production, long_pdf)
     assert pid in production.api_pids()  # the extraction runs inside the API process
 
     production.api.signal(signal.SIGTERM)

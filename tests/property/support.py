@@ -17,7 +17,8 @@ _names = itertools.count()
 
 
 def examples(n: int) -> int:
-    """CI's example count, times LEDGERLINE_FUZZ_SCALE for longer runs (README, "Fuzzing")."""
+    """CI's example count, times LEDGERLINE_FUZZ_SCALE for longer runs (docs/security.md,
+    "Fuzzing")."""
     return n * fuzz_scale()
 
 

@@ -250,7 +250,7 @@ def read_pages(pages: list) -> tuple[dict, list]:
         return {}, []
     dt = DocText(model_pages)
     found = find_candidates(dt)
-    items = extract_line_items(dt, credit_note=found.facts.credit_note)
+    items = extract_line_items(dt)
     choice = choose(dt, found, items)
     fields = {}
     for name, candidate in choice.fields.items():

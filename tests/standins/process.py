@@ -20,7 +20,7 @@ def standin_process(kind: str, workdir: Path, env: dict | None = None, timeout: 
     """Start `python -m tests.standins.<kind>` on a free port; yield a Remote driving it."""
     ready = workdir / f"{kind}-standin.url"
     ready.unlink(missing_ok=True)
-    log = open(workdir / f"{kind}-standin.log", "ab")
+    log = open(workdir / f"{kind}-standin.log", "ab")  # noqa: SIM115 - the server writes to it until stopped
     proc = subprocess.Popen(
         [sys.executable, "-m", MODULES[kind], "--ready-file", str(ready)], cwd=REPO,
         env={**os.environ, **(env or {}), "PYTHONPATH": str(REPO)}, stdout=log,

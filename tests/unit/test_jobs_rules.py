@@ -132,5 +132,5 @@ def test_leases_are_renewed_three_times_a_lease():
 
 
 def test_the_versions_label_names_all_four_parts():
-    versions = ExtractorVersions("invoice-v1", "p1", "m1", "c" * 64)
-    assert versions.label == "invoice-v1/p1/m1/" + "c" * 64
+    versions = ExtractorVersions("invoice-v2", "p1", "m1", "c" * 64)
+    assert versions.label == "invoice-v2/p1/m1/" + "c" * 64

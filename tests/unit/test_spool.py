@@ -5,7 +5,8 @@ import os
 import blake3
 import pytest
 
-from ledgerline.domain.errors import EmptyBody, TooLarge, UnsupportedFormat
+from ledgerline.domain.errors import (BodyIncomplete, EmptyBody, SpoolUnavailable, TooLarge,
+                                     UnsupportedFormat)
 from ledgerline.service_layer.spool import IN_MEMORY_BYTES, spool
 
 PDF = b"%PDF-1.7\n" + os.urandom(700_000)
@@ -83,3 +84,37 @@ def test_a_large_body_of_the_wrong_format_leaves_no_file(tmp_path):
 def test_empty_body_is_refused(tmp_path):
     with pytest.raises(EmptyBody):
         spool(io.BytesIO(b""), 10**6, str(tmp_path))
+
+
+@pytest.mark.parametrize("received", [0, 2000, IN_MEMORY_BYTES + 10, len(PDF) - 1])
+def test_a_body_shorter_than_its_content_length_is_refused_and_leaves_nothing(tmp_path,
+                                                                               received):
+    # A server hands the application a connection's early end as the end of the body.
+    with pytest.raises(BodyIncomplete, match=f"after {received} of the {len(PDF)} bytes"):
+        spool(io.BytesIO(PDF[:received]), 10**7, str(tmp_path), expected_size=len(PDF))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_whole_body_with_its_content_length_is_taken(tmp_path):
+    spooled = spool(io.BytesIO(PDF), 10**7, str(tmp_path), expected_size=len(PDF))
+    assert spooled.size == len(PDF)
+    spooled.discard()
+
+
+@pytest.mark.parametrize("size", [2000, 2 * IN_MEMORY_BYTES])
+def test_a_spool_that_cannot_be_written_is_the_servers_trouble(tmp_path, size):
+    gone = tmp_path / "removed"  # a spool directory that is not there (or a full disk)
+    with pytest.raises(SpoolUnavailable) as raised:
+        spooled = spool(io.BytesIO(PDF[:size]), 10**7, str(gone))
+        spooled.path()  # one held in memory is written when a miss stores it
+    assert raised.value.status == 503 and raised.value.headers["Retry-After"]
+    assert "No such file or directory" in raised.value.detail
+
+
+def test_a_stream_that_breaks_is_not_taken_for_a_full_spool(tmp_path):
+    class Broken(io.BytesIO):
+        def read(self, n=-1):
+            raise ConnectionResetError("the client went away")
+
+    with pytest.raises(ConnectionResetError):  # the HTTP edge answers this one (400)
+        spool(Broken(), 10**7, str(tmp_path))

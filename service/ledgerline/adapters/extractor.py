@@ -1,12 +1,12 @@
-"""The extractor port: versions that enter the cache key, one call per document, and the
-check every document passes before it is published.
+"""The local reading (PdfExtractor, which the sandbox runs), and the check every document
+passes before it is published, whichever extractor (ports/extractor.py) made it.
 
 Whatever an extractor returns — a text over its column's width, NUL and other control
 characters, lone surrogates, a 500-digit amount, 31 February, a currency that is not an ISO
-4217 code — `conform` turns it into an `invoice-v1` document the database stores without
+4217 code — `conform` turns it into an `invoice-v2` document the database stores without
 complaint: values are cleaned, or dropped with a review reason; nothing it returns can make a
 publish fail. The document is rebuilt from the schema's own parts (only its keys, each value
-checked for its type), so it satisfies `schemas/invoice-v1.schema.json` by construction; the
+checked for its type), so it satisfies `schemas/invoice-v2.schema.json` by construction; the
 suite validates the port's output against that file for a generated corpus of hostile values.
 A document whose structure is unusable (not an object, no fields, an unknown source) is an
 `InvalidDocument`: the job fails with that code after its one call.
@@ -16,21 +16,28 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import unicodedata
-from typing import Protocol
 
 import pycountry
 
 from .. import __version__
 from ..domain.cache import ExtractorVersions
-from ..extraction.document import AMOUNT_FIELDS, DATE_FIELDS, FIELD_NAMES, SOURCES
+from ..domain.text import printable as _text
+from ..extraction.document import (
+    AMOUNT_FIELDS,
+    DATE_FIELDS,
+    DOCUMENT_TYPES,
+    FIELD_NAMES,
+    SCHEMA_VERSION,
+    SOURCES,
+)
 from ..extraction.errors import ExtractionError
 
 LINE_ITEM_AMOUNTS = ("quantity", "unit_price", "net_amount", "vat_rate")
 # Storage limits: the widths of the columns the results table copies (tables.results), and
 # bounds for everything else so that one document stays a reasonable row.
 TEXT_LIMITS = {"invoice_number": 200, "seller_name": 300, "buyer_name": 300,
-               "seller_vat_id": 40, "buyer_vat_id": 40, "purchase_order": 200}
+               "seller_vat_id": 40, "buyer_vat_id": 40, "purchase_order": 200,
+               "preceding_invoice_number": 200}
 MAX_RAW, MAX_DESCRIPTION, MAX_DETAIL, MAX_REASON = 1000, 1000, 1000, 500
 MAX_LINE_ITEMS, MAX_VALIDATIONS, MAX_REASONS = 1000, 200, 100
 MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS = 18, 6  # fits NUMERIC(24, 6) and the 40-wide column
@@ -41,16 +48,10 @@ _RULE = re.compile(r"[A-Z][A-Z0-9-]*")
 _STATUSES = ("pass", "fail", "skipped")
 
 
-class Extractor(Protocol):
-    versions: ExtractorVersions
-
-    def extract(self, path: str, content_hash: str) -> dict:
-        """The invoice-v1 document; raises extraction.ExtractionError for bad input."""
-
-
 class PdfExtractor:
     """pdfminer.six text layer plus exact embedded e-invoice XML; Tesseract OCR for images and
-    for PDF pages without a text layer (``ocr``: an extraction.ocr.OcrOptions)."""
+    for PDF pages without a text layer (``ocr``: an extraction.ocr.OcrOptions). A reader
+    (ports.extractor.Reader): the service runs it inside the sandbox (SandboxedExtractor)."""
 
     def __init__(self, use_embedded_xml: bool = True, ocr=None):
         from .. import extraction
@@ -90,7 +91,7 @@ def conform(document, *, content_hash: str, versions: ExtractorVersions) -> dict
     given = [r for r in map(_text, _list(review.get("reasons"))) if r]
     reasons = [_clip(r, MAX_REASON) for r in given + reasons][:MAX_REASONS]
     return {
-        "schema_version": "invoice-v1",
+        "schema_version": SCHEMA_VERSION,
         "source": document["source"],
         "versions": {"schema": versions.schema, "preprocessing": versions.preprocessing,
                      "model": versions.model, "config": versions.model_config_digest,
@@ -168,6 +169,10 @@ def _value(name: str, value) -> tuple[object, str | None]:
         if len(code) == 3 and code.isascii() and pycountry.currencies.get(alpha_3=code):
             return code, None
         return None, f"{_shown(text)} is not an ISO 4217 currency code"
+    if name == "document_type":
+        if text in DOCUMENT_TYPES:
+            return text, None
+        return None, f"{_shown(text)} is not one of {', '.join(DOCUMENT_TYPES)}"
     if name == "iban":
         compact = text.replace(" ", "").upper()
         return (compact, None) if _IBAN.fullmatch(compact) else (None, "not an IBAN")
@@ -240,17 +245,6 @@ def _bbox(value):
                     and math.isfinite(v) for v in value)):
         return [float(v) for v in value]
     return None
-
-
-def _text(value) -> str | None:
-    """Printable text or None: control characters become spaces, lone surrogates and other
-    unencodable code points go (PostgreSQL refuses NUL; UTF-8 has no surrogates)."""
-    if not isinstance(value, str):
-        return None
-    cleaned = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in value
-                      if unicodedata.category(ch) != "Cs")
-    cleaned = " ".join(cleaned.split())
-    return cleaned or None
 
 
 def _clip(text: str | None, limit: int) -> str | None:

@@ -34,15 +34,19 @@ class JobEndings:
     """Who in this process waits for which job, and the channel that tells them across
     processes (started by the first wait, so that a process that never waits never listens)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine | None, *, notified: bool = False):
+        """`engine`: the database whose jobs are watched (None: only this process's);
+        `notified`: it announces their ends itself (PostgreSQL's NOTIFY)."""
         self._engine = engine
         self._lock = threading.Lock()
         self._watchers: dict[str, set[threading.Event]] = {}
         self._stop = threading.Event()
         self._channel: Listener | Doorbell | None = None
-        database = sqlite_path(str(engine.url))
+        self._listens = notified
+        database = sqlite_path(str(engine.url)) if engine is not None else None
         self._doorbell = Doorbell.for_database(database) if database else None
-        event.listen(engine, "engine_disposed", lambda _engine: self.close())
+        if engine is not None:
+            event.listen(engine, "engine_disposed", lambda _engine: self.close())
 
     @contextlib.contextmanager
     def watch(self, job_id: str) -> Iterator[threading.Event]:
@@ -89,7 +93,7 @@ class JobEndings:
         with self._lock:
             if self._channel is not None:
                 return
-            if self._engine.dialect.name == "postgresql":
+            if self._listens and self._engine is not None:
                 self._channel = Listener(self._engine, JOB_ENDED, on_message=self.ended,
                                          on_listening=self.wake_all, stop=self._stop)
                 self._channel.start()

@@ -21,6 +21,7 @@ a document during OCR, else ``pdf_timeout``), RLIMIT_CPU, and the parent's kill 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -36,9 +37,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..domain.providers import Provider
 from ..extraction.errors import ExtractionError
 from ..extraction.ocr.options import DEFAULT_MAX_PIXELS
 from ..formats import Format, detect_file
+from ..ports.extractor import CallContext, Cancelled, CannotStart, Health, Reader, Refused
 
 if TYPE_CHECKING:
     from .preflight import PreflightLimits
@@ -51,6 +54,10 @@ POLL_SECONDS = 0.1  # how often a waiting parent looks at an external cancel eve
 ALARM_MARGIN_SECONDS = 0.5
 # Modules every child needs, imported once in the fork server instead of once per document.
 PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.sandbox_warmup"]
+# A server that warms nothing up: each child imports what its document needs. For a process
+# that extracts a file or two (`ledgerline extract`), where seconds of warm-up (the official
+# rules, Tesseract's models for every language) would cost more than they save.
+PRELOAD_COLD = ["__main__", "ledgerline.adapters.sandbox"]
 
 
 @dataclass(frozen=True)
@@ -88,19 +95,8 @@ class SandboxLimits:
         return max(1, math.ceil(self.cpu_seconds or self.timeout_seconds))
 
 
-class Cancelled(ExtractionError):
-    """The extraction was stopped from outside (shutdown): hand the job back, do not fail it.
-
-    `before_start`: no extraction process had been started, so no work was done (cost 0)."""
-
-    def __init__(self, message: str = "extraction cancelled by shutdown", *,
-                 before_start: bool = False):
-        super().__init__("extraction_cancelled", message, transient=True)
-        self.before_start = before_start
-
-
-class Refused(ExtractionError):
-    """The structural pre-flight refused the file before the extractor saw it (cost 0)."""
+STARTING = Health("starting", "starting", reasons=(("sandbox", "the fork server is warming up"),))
+PROBE_SECONDS = 10.0  # a child of a warm server answers in milliseconds
 
 
 @dataclass
@@ -113,26 +109,31 @@ class _Child:
 
 
 class SandboxedExtractor:
-    """The Extractor port, running `inner.extract` in a resource-limited child per document.
+    """The extractor port (ports/extractor.py) for the local rules, running `inner.extract` in
+    a resource-limited child per document.
 
     `inner` must be picklable, or a PdfExtractor (rebuilt in the child from its options).
     `cancel()` (or setting `cancel_event`) kills every child in flight from any thread and makes
     `extract` raise Cancelled until `resume()`.
     """
 
-    def __init__(self, inner, limits: SandboxLimits | None = None, *,
-                 cancel_event: threading.Event | None = None):
+    provider = Provider.RULES
+    needs_original = True  # the child reads the file
+
+    def __init__(self, inner: Reader, limits: SandboxLimits | None = None, *,
+                 cancel_event: threading.Event | None = None, warm_up: bool = True):
         self.inner = inner
         self.versions = inner.versions
         self.limits = limits or SandboxLimits()
         self.cancel_event = cancel_event or threading.Event()
         self._recipe = _recipe(inner)
         pickle.dumps(self._recipe)  # an inner that cannot reach the child fails here, not per job
-        self._context = _forkserver_context()
+        self._context = _forkserver_context(PRELOAD if warm_up else PRELOAD_COLD)
         self._lock = threading.Lock()
         self._running: set[multiprocessing.Process] = set()
         self._ending: list[multiprocessing.Process] = []  # killed, not yet reaped
         self._spare: _Child | None = None  # forked, waiting for the next document
+        self.health: Health | None = None  # None until warm() runs (no worker here)
 
     def cancel(self) -> None:
         self.cancel_event.set()
@@ -153,16 +154,51 @@ class SandboxedExtractor:
         waits for it, and a shutdown never finds a child stuck in its start. A worker's `stop`
         ends the wait: a shutdown has no job to warm up for. The first document's child is
         forked too."""
+        self.health = STARTING
         proc = self._context.Process(target=_noop, name="ledgerline-warm", daemon=True)
         try:
             _start(proc, self.cancel_event, *([stop] if stop is not None else []))
         except Cancelled:  # shutting down before the server answered: nothing to warm for
             return
+        except BaseException as exc:
+            self.health = Health("unavailable", "unavailable", reasons=(
+                ("sandbox", f"the fork server did not start: {type(exc).__name__}: {exc}"),))
+            raise
         proc.join()
         proc.close()
+        self.health = self._probe()
         self._prepare_spare()
 
-    def extract(self, path: str, content_hash: str) -> dict:
+    def _probe(self) -> Health:
+        """Ask a child of the warm server what the warm-up loaded (sandbox_warmup.STATE)."""
+        reader, writer = self._context.Pipe(duplex=False)
+        proc = self._context.Process(target=_report_warm_state, args=(writer,), daemon=True,
+                                     name="ledgerline-probe")
+        try:
+            _start(proc, self.cancel_event)
+            writer.close()
+            state = reader.recv() if reader.poll(PROBE_SECONDS) else None
+        except (OSError, EOFError, Cancelled) as exc:
+            return Health("unavailable", "unavailable", reasons=(
+                ("sandbox", f"no child of the fork server answered: {exc!r}"),))
+        finally:
+            reader.close()
+            with contextlib.suppress(OSError):
+                writer.close()
+            _kill(proc)
+            proc.join(1.0)
+        if state is None:
+            return Health("unavailable", "unavailable",
+                          reasons=(("sandbox", "no child of the fork server answered"),))
+        ocr, detail = state.get("ocr", ("unavailable", "OCR was not loaded by the warm-up"))
+        if ocr == "ok":
+            return Health("ok", "ok", languages=tuple(detail.split("+")))
+        if ocr == "on_demand":
+            return Health("ok", "on_demand")
+        return Health("ok", "unavailable", reasons=(("ocr", detail),))
+
+    def extract(self, path: str, content_hash: str, context: CallContext | None = None) -> dict:
+        """`context`: unused; a local reading bills nothing beyond its flat price."""
         if self.cancel_event.is_set():
             raise Cancelled(before_start=True)
         child = self._spare_or_fork()
@@ -212,8 +248,7 @@ class SandboxedExtractor:
             work.close()
             answer.close()
             if isinstance(exc, OSError):  # out of processes or file descriptors: later
-                raise ExtractionError("sandbox_unavailable", f"cannot start the extraction "
-                                      f"process: {exc}", transient=True) from exc
+                raise CannotStart(f"cannot start the extraction process: {exc}") from exc
             raise
         finally:
             work_reader.close()
@@ -309,6 +344,13 @@ IMAGE_CODES = _Codes("ocr_timeout", "image_too_large", "ocr_crashed", "OCR")
 
 def _noop() -> None:
     pass
+
+
+def _report_warm_state(conn) -> None:
+    """What the server's warm-up recorded; a server that warms nothing up loads on demand."""
+    warmup = sys.modules.get("ledgerline.adapters.sandbox_warmup")
+    conn.send(dict(warmup.STATE) if warmup else {"ocr": ("on_demand", "")})
+    conn.close()
 
 
 def _start(proc: multiprocessing.Process, *cancel_events: threading.Event) -> None:
@@ -418,11 +460,11 @@ def _build(recipe):
 _context_lock = threading.Lock()
 
 
-def _forkserver_context():
-    """The fork-server context, with our modules preloaded in the server."""
+def _forkserver_context(preload: list[str]):
+    """The fork-server context, with `preload` imported in the server."""
     ctx = multiprocessing.get_context("forkserver")
     with _context_lock:
-        ctx.set_forkserver_preload(PRELOAD)  # takes effect when the server (re)starts
+        ctx.set_forkserver_preload(preload)  # takes effect when the server (re)starts
     return ctx
 
 

@@ -17,6 +17,9 @@ import tempfile
 import zlib
 
 log = logging.getLogger(__name__)
+# What the warm-up loaded, for readiness (SandboxedExtractor.health): every child inherits
+# it from the fork server. "ocr": ("ok", "eng+deu+…") or ("unavailable", why).
+STATE: dict[str, tuple[str, str]] = {}
 
 _LINES = ["ACME Supplies GmbH", "Invoice number: WARM-1", "Invoice date: 2026-01-31",
           "Net total: 100.00 EUR", "VAT 19%: 19.00 EUR", "Total due: 119.00 EUR"]
@@ -93,8 +96,18 @@ def _load_ocr() -> None:
 
     from ..config import Settings
     from ..extraction import ocr
+    from ..extraction.errors import ExtractionError
 
-    ocr.warm(ocr.OcrOptions.from_settings(Settings.from_env()))
+    options = ocr.OcrOptions.from_settings(Settings.from_env())
+    try:
+        ocr.warm(options)
+    except ExtractionError as exc:
+        STATE["ocr"] = ("unavailable", exc.message)
+        raise
+    except Exception as exc:
+        STATE["ocr"] = ("unavailable", f"Tesseract did not load: {type(exc).__name__}: {exc}")
+        raise
+    STATE["ocr"] = ("ok", options.tesseract_languages)
 
 
 def _import_vat_checkers() -> None:

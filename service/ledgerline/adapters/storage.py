@@ -1,8 +1,5 @@
-"""Object storage for originals: a local directory (embedded default) or S3.
-
-Both backends speak the same small interface and turn vendor errors into its own:
-`ObjectNotFound` and `StorageUnavailable`. Keys derive from the content digest inside the
-account's namespace; a file name never becomes part of a key.
+"""Object storage for originals: a local directory (embedded default) or S3, both behind
+the object store port (ports/storage.py), whose errors they raise for their vendors' own.
 """
 from __future__ import annotations
 
@@ -12,77 +9,15 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from urllib.parse import urlparse
 
+from ..ports.storage import (ORIGINALS_PREFIX, IntegrityError, ObjectNotFound, ObjectStore,
+                             StorageUnavailable, StoredObject)
 
-class StorageUnavailable(Exception):
-    pass
-
-
-class ObjectNotFound(Exception):
-    pass
-
-
-class IntegrityError(StorageUnavailable):
-    """The store did not receive the bytes we sent."""
-
-
-ORIGINALS_PREFIX = "accounts/"
 S3_DELETE_BATCH = 1000  # DeleteObjects takes at most this many keys
-
-
-def account_prefix(account: str) -> str:
-    """Everything the store holds for an account lives under this prefix."""
-    return f"accounts/{account}/"
-
-
-def original_key(account: str, content_hash: str) -> str:
-    algorithm, _, digest = content_hash.partition(":")
-    return f"accounts/{account}/originals/{algorithm}/{digest[:2]}/{digest}"
-
-
-def parse_original_key(key: str) -> tuple[str, str] | None:
-    """(account, content hash) of a key made by original_key, else None."""
-    parts = key.split("/")
-    if (len(parts) == 6 and parts[0] == "accounts" and parts[2] == "originals"
-            and parts[4] == parts[5][:2] and original_key(parts[1], f"{parts[3]}:{parts[5]}") == key):
-        return parts[1], f"{parts[3]}:{parts[5]}"
-    return None
-
-
-@dataclass(frozen=True)
-class StoredObject:
-    key: str
-    size: int
-    modified_at: datetime  # aware, UTC
-
-
-class ObjectStore(Protocol):
-    def put_file(self, key: str, path: str, sha256: bytes) -> None:
-        """Store the file durably; `sha256` is its digest, verified by the store."""
-
-    def get_to_file(self, key: str, dest: BinaryIO) -> None: ...
-
-    def open_stream(self, key: str): ...
-
-    def exists(self, key: str) -> bool: ...
-
-    def delete(self, key: str) -> None:
-        """Remove the object, every version of it in a versioned bucket; a missing one is
-        not an error."""
-
-    def delete_prefix(self, prefix: str) -> int:
-        """Remove every object (every version) whose key starts with `prefix`; how many."""
-
-    def list_originals(self) -> Iterator[StoredObject]:
-        """Every object under ORIGINALS_PREFIX (for the retention purge)."""
-
-    def check(self) -> None:
-        """Raise StorageUnavailable unless the store answers."""
 
 
 class LocalObjectStore:

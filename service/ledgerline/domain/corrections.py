@@ -2,18 +2,22 @@
 
 The model's document (the cached result) never changes: several invoices may share it, and
 another caller's cache hit must see what the model said. An invoice keeps an overlay of its
-own (`{"fields": {name: value or None}, "line_items": [...]}`), and the invoice shows the
-document with the overlay on top; each corrected field says `"source": "correction"`.
+own (`{"fields": {name: value or None}, "line_items": [...], "validations": [...],
+"review": {...}}`), and the invoice shows the document with the overlay on top; each corrected
+field says `"source": "correction"`, and the checks are those run again on the corrected
+values (domain.rechecks).
 """
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
-from .duplicates import seller_key
+from .duplicates import number_key, seller_key
 
 CORRECTION = "correction"
 SUMMARY_FIELDS = ("invoice_number", "issue_date", "seller_name", "gross_total", "currency")
 LINE_ITEMS = "line_items"
+CHECKED = ("validations", "review")
 
 
 def corrected_field(value) -> dict:
@@ -31,6 +35,9 @@ def corrected_document(document: dict | None, overlay: dict | None) -> dict | No
         shown["fields"][name] = corrected_field(value)
     if LINE_ITEMS in overlay:
         shown["line_items"] = copy.deepcopy(overlay[LINE_ITEMS])
+    for part in CHECKED:  # the checks run again on the corrected values (domain.rechecks)
+        if part in overlay:
+            shown[part] = copy.deepcopy(overlay[part])
     return shown
 
 
@@ -39,7 +46,8 @@ def changes(shown: dict, fields: dict, line_items: list | None) -> list[dict]:
     Setting a field to the value it already shows is no change."""
     found = []
     for name, value in fields.items():
-        previous = shown["fields"][name]["value"]
+        # a document stored before a field existed (invoice-v1 had no document type) lacks it
+        previous = shown["fields"].get(name, {}).get("value")
         if previous != value:
             found.append({"field": name, "previous": previous, "value": value})
     if line_items is not None and line_items != shown["line_items"]:
@@ -65,4 +73,33 @@ def summary(shown: dict) -> dict:
     """The invoice's own copies of the summary fields (filters, CSV, duplicate lookup)."""
     values = {name: shown["fields"][name]["value"] for name in SUMMARY_FIELDS}
     values["seller_key"] = seller_key(values["seller_name"])
+    values["number_key"] = number_key(values["invoice_number"])
     return values
+
+
+def etag(version: int) -> str:
+    """The invoice's entity tag (quoted in the header): its version, which every correction
+    and review resolution moves on."""
+    return str(version)
+
+
+@dataclass(frozen=True)
+class IfMatch:
+    """A request's `If-Match`: strong tags, or `*` (any current invoice)."""
+    tags: frozenset[str]
+    any: bool = False
+
+    def holds(self, version: int) -> bool:
+        return self.any or etag(version) in self.tags
+
+
+def with_machine_values(applied: list[dict], model: dict) -> list[dict]:
+    """Each change with what the model read (`machine`), beside the person's values: the
+    history keeps both however often a field is corrected."""
+    out = []
+    for change in applied:
+        name = change["field"]
+        machine = (model.get(LINE_ITEMS) if name == LINE_ITEMS
+                   else (model["fields"].get(name) or {}).get("value"))
+        out.append({**change, "machine": machine})
+    return out

@@ -24,6 +24,7 @@ SAME_FILE_SHOWN = 20
 # The width of the seller_key columns. Folding can lengthen a name ("ß" -> "ss"); a key cut
 # at this width only narrows the lookup, and matched_on compares the whole names.
 SELLER_KEY_WIDTH = 300
+NUMBER_KEY_WIDTH = 200
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,12 @@ def seller_key(seller_name: str | None) -> str | None:
     """What the database stores to find a seller's invoices (and to filter by seller)."""
     key = _ident(seller_name)
     return key[:SELLER_KEY_WIDTH] if key else None
+
+
+def number_key(invoice_number: str | None) -> str | None:
+    """The invoice number as the database stores it to find the same bill (lists, exports)."""
+    key = _ident(invoice_number)
+    return key[:NUMBER_KEY_WIDTH] if key else None
 
 
 def search_key(text: str) -> str:

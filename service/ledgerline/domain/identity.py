@@ -32,6 +32,14 @@ class Caller:
     role: Role
     account: str | None
     name: str | None = None
+    # The first key of this key's rotations (None: this key itself), see `principal`.
+    principal_id: str | None = None
+
+    @property
+    def principal(self) -> str:
+        """Who this caller is across key rotations: uploads and idempotency keys belong to
+        the principal, so a rotated key sees and replays what its predecessor did."""
+        return self.principal_id or self.key_id
 
     def can_enter(self, account: str) -> bool:
         """May this caller see anything at all in `account`? False means 404, never 403."""
@@ -46,7 +54,7 @@ class Caller:
     def may_read_invoice(self, account: str, uploaded_by: str) -> bool:
         if not self.can_enter(account):
             return False
-        return not self.sees_only_own_uploads() or uploaded_by == self.key_id
+        return not self.sees_only_own_uploads() or uploaded_by == self.principal
 
     def is_operator(self) -> bool:
         return self.role is Role.OPERATOR

@@ -142,7 +142,7 @@ def may_publish(claim: Claim, *, current_owner: str | None, current_token: int,
                 status: JobStatus, lease_expires_at: datetime | None, now: datetime) -> bool:
     """Publish only while holding the lease with the current fencing token.
 
-    The database applies the same rule in one conditional UPDATE (adapters/db/jobs.py);
+    The database applies the same rule in one conditional UPDATE (adapters/db/claims.py);
     tests/integration/test_rules_in_sql.py checks that the two agree on every state.
     """
     return (status is JobStatus.RUNNING

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 # Buckets idle long enough to be full again carry no information; past this many keys the
 # limiter forgets them, so memory stays bounded by the keys active in the last minute.

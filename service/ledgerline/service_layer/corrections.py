@@ -2,26 +2,35 @@
 
 A correction (`PATCH …/invoices/{id}`) sets or clears fields and may replace the line items;
 each value is held to the rules a published document meets (adapters/extractor.check_value),
-so the invoice still validates against invoice-v1. It becomes a new version of the invoice with
-its author, time and the previous values, and an `invoice.corrected` event, in one
-transaction. The model's result is never touched (domain/corrections.py says why).
+so the invoice still validates against invoice-v2: only a value that cannot be the field's
+type is refused; free text (descriptions, the reason, a review note) is cleaned as field values
+are (domain/text.py). Every check then runs again on the corrected values (domain.rechecks, and
+the duplicate check here): a value that fails a checksum is kept and flagged, and a rule the
+correction breaks sends the invoice back to review, naming it. It becomes a new version of the
+invoice with its author, time, the previous values and the model's, the checks' outcome, and
+an `invoice.corrected` event, in one transaction. The model's result is never touched
+(domain/corrections.py says why).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..adapters.db import corrections as sql
-from ..adapters.db import invoices as reads
-from ..adapters.db import outbox
-from ..adapters.db.engine import transaction
 from ..adapters.extractor import (LINE_ITEM_AMOUNTS, MAX_DESCRIPTION, MAX_LINE_ITEMS,
                                   check_decimal, check_value)
 from ..domain import corrections as rules
+from ..domain import rechecks
 from ..domain.errors import (Forbidden, InvalidCorrection, InvoiceNotCompleted, NotFound,
-                             ReviewNotRequired)
+                             PreconditionFailed, ReviewNotRequired)
 from ..domain.identity import Caller
+from ..domain.text import printable
 from ..extraction.document import FIELD_NAMES
+from ..extraction.validation import apply_to_confidence
+from ..ports.database import Transaction
+from ..ports.invoices import EditableInvoice, Entry
+
+if TYPE_CHECKING:
+    from ..bootstrap import Services
 
 MAX_REASON = 500
 BODY_KEYS = ("fields", "line_items", "reason")
@@ -76,11 +85,14 @@ def _line_items(items) -> list[dict]:
             raise InvalidCorrection(f"line item {number}: an object with description, "
                                     + ", ".join(LINE_ITEM_AMOUNTS))
         description = item.get("description")
-        if description is not None and (not isinstance(description, str)
-                                        or len(description) > MAX_DESCRIPTION):
+        if description is not None and not isinstance(description, str):
+            raise InvalidCorrection(f"line item {number}: description must be text")
+        # Cleaned as a field value is: a NUL or a lone surrogate would break every export.
+        description = printable(description)
+        if description is not None and len(description) > MAX_DESCRIPTION:
             raise InvalidCorrection(f"line item {number}: description must be text of at most "
                                     f"{MAX_DESCRIPTION} characters")
-        row = {"description": " ".join(description.split()) or None if description else None}
+        row = {"description": description}
         for key in LINE_ITEM_AMOUNTS:
             value = item.get(key)
             if value is not None:
@@ -94,12 +106,13 @@ def _line_items(items) -> list[dict]:
     return checked
 
 
-def _reason(reason) -> str | None:
+def _reason(reason, name: str = "reason") -> str | None:
     if reason is None:
         return None
-    if not isinstance(reason, str) or len(reason) > MAX_REASON:
-        raise InvalidCorrection(f"reason must be text of at most {MAX_REASON} characters")
-    return " ".join(reason.split()) or None
+    cleaned = printable(reason) if isinstance(reason, str) else None
+    if not isinstance(reason, str) or (cleaned and len(cleaned) > MAX_REASON):
+        raise InvalidCorrection(f"{name} must be text of at most {MAX_REASON} characters")
+    return cleaned
 
 
 def _authorise(caller: Caller, account: str) -> None:
@@ -111,47 +124,80 @@ def _authorise(caller: Caller, account: str) -> None:
         raise Forbidden(f"the {caller.role.value} role may not change invoices")
 
 
-def correct(services, caller: Caller, account: str, invoice_id: str, patch: Patch) -> dict:
+def correct(services: Services, caller: Caller, account: str, invoice_id: str,
+            patch: Patch, if_match: rules.IfMatch | None = None) -> dict:
+    """Apply the patch, run the checks again on the corrected values, and record both as a
+    new version. `if_match`: the versions the caller read (412 and no change otherwise)."""
     _authorise(caller, account)
     for _ in range(VERSION_RETRIES):
-        with transaction(services.engine, write=True) as conn:
-            row = _completed(conn, caller, account, invoice_id)
-            shown = reads.shown_document(row)
+        with services.db.transaction(write=True) as tx:
+            invoice = _completed(tx, caller, account, invoice_id, if_match)
+            model, shown = invoice.model, invoice.shown
+            if model is None or shown is None:  # a completed invoice has both
+                raise InvoiceNotCompleted(f"invoice {invoice_id} has no extraction to correct")
             applied = rules.changes(shown, patch.fields, patch.line_items)
             if not applied:
                 break  # it already shows these values: no new version
-            overlay = rules.merged(_overlay(row), applied)
-            after = rules.corrected_document(shown, overlay)
-            version = row.version + 1
-            if sql.record(conn, invoice_id, account, version, caller,
-                          sql.Entry("correction", applied, patch.reason), overlay=overlay,
-                          summary=rules.summary(after)):
-                outbox.invoice_event(conn, account, invoice_id, "invoice.corrected",
-                                     str(version), detail=str(version))
+            overlay = rules.merged(invoice.overlay, applied)
+            after = rules.corrected_document(model, overlay)
+            summary = rules.summary(after)
+            validations, reasons = rechecks.recheck(model, after)
+            duplicate = _duplicate_check(tx, caller, account, invoice, summary)
+            validations.append(duplicate)
+            reasons += apply_to_confidence([duplicate], {})
+            overlay.update(validations=validations,
+                           review={"required": bool(reasons), "reasons": reasons})
+            before = (shown.get("review") or {}).get("reasons", [])
+            broken = rechecks.breaks_a_rule(before, reasons)
+            entry = Entry("correction", rules.with_machine_values(applied, model), patch.reason)
+            version = invoice.version + 1
+            if tx.corrections.record(
+                    invoice_id, account, version, caller, entry, overlay=overlay,
+                    summary={**summary, "review_required": bool(reasons)},
+                    reopens_review=bool(broken) and invoice.review_resolved_at is not None):
+                tx.events.invoice_event(account, invoice_id, "invoice.corrected", str(version),
+                                        detail=str(version))
                 break
     return _read(services, caller, account, invoice_id)
 
 
-def resolve_review(services, caller: Caller, account: str, invoice_id: str, body) -> dict:
+DUPLICATE_RULE = "LL-DUPLICATE"
+
+
+def _duplicate_check(tx: Transaction, caller: Caller, account: str, invoice: EditableInvoice,
+                     summary: dict) -> dict:
+    """The duplicate check on the corrected values: does an earlier invoice of the account
+    (among those the corrector may see) bill the same thing?"""
+    earlier = tx.invoices.earlier_duplicate(caller, account, invoice, summary)
+    if earlier is None:
+        return {"rule": DUPLICATE_RULE, "status": "pass",
+                "detail": "no earlier invoice has the same file or bills the same thing"}
+    return {"rule": DUPLICATE_RULE, "status": "fail",
+            "detail": f"possible duplicate of {earlier['id']}, uploaded earlier (same "
+                      f"{' and '.join(earlier['matched_on'])})"}
+
+
+def resolve_review(services: Services, caller: Caller, account: str, invoice_id: str,
+                   body: object, if_match: rules.IfMatch | None = None) -> dict:
     """POST …/{id}/review: the review is resolved, for the reasons named (all by default)."""
     _authorise(caller, account)
     reasons, note = _resolution(body)
     for _ in range(VERSION_RETRIES):
-        with transaction(services.engine, write=True) as conn:
-            row = _completed(conn, caller, account, invoice_id)
-            if row.review_resolved_at is not None:
+        with services.db.transaction(write=True) as tx:
+            invoice = _completed(tx, caller, account, invoice_id, if_match)
+            if invoice.review_resolved_at is not None:
                 break  # already resolved: the same answer again
-            asked = (reads.shown_document(row) or {}).get("review", {})
-            if not row.review_required:
+            asked = (invoice.shown or {}).get("review", {})
+            if not invoice.review_required:
                 raise ReviewNotRequired("this invoice's extraction did not ask for review")
             unknown = [r for r in reasons or [] if r not in asked.get("reasons", [])]
             if unknown:
                 raise InvalidCorrection(f"not a review reason of this invoice: {unknown[0][:80]!r}")
             resolved = reasons if reasons else asked.get("reasons", [])
-            entry = sql.Entry("review", [{"field": "review", "previous": "required",
-                                          "value": "resolved", "reasons": resolved}], note)
-            if sql.record(conn, invoice_id, account, row.version + 1, caller, entry,
-                          resolves_review=True):
+            entry = Entry("review", [{"field": "review", "previous": "required",
+                                      "value": "resolved", "reasons": resolved}], note)
+            if tx.corrections.record(invoice_id, account, invoice.version + 1, caller, entry,
+                                     resolves_review=True):
                 break
     return _read(services, caller, account, invoice_id)
 
@@ -164,34 +210,34 @@ def _resolution(body) -> tuple[list | None, str | None]:
     if reasons is not None and (not isinstance(reasons, list)
                                 or not all(isinstance(r, str) for r in reasons)):
         raise InvalidCorrection("reasons must be a list of the invoice's review reasons")
-    return reasons, _reason(body.get("note"))
+    return reasons, _reason(body.get("note"), "note")
 
 
-def history(services, caller: Caller, account: str, invoice_id: str) -> list[dict]:
+def history(services: Services, caller: Caller, account: str, invoice_id: str) -> list[dict]:
     """Every correction and review resolution of the invoice, oldest first."""
-    with transaction(services.engine, write=False) as conn:
-        if reads.invoice_progress(conn, caller, account, invoice_id) is None:
+    with services.db.transaction(write=False) as tx:
+        if tx.invoices.progress(caller, account, invoice_id) is None:
             raise NotFound("no such invoice")
-        return sql.history(conn, invoice_id)
+        return tx.corrections.history(invoice_id)
 
 
-def _completed(conn, caller, account, invoice_id):
-    row = reads.invoice_for_update(conn, caller, account, invoice_id)
-    if row is None:
+def _completed(tx: Transaction, caller: Caller, account: str, invoice_id: str,
+               if_match: rules.IfMatch | None = None) -> EditableInvoice:
+    invoice = tx.invoices.for_update(caller, account, invoice_id)
+    if invoice is None:
         raise NotFound("no such invoice")
-    if row.status != "completed":
-        raise InvoiceNotCompleted(f"invoice {invoice_id} is {row.status}; only a completed "
+    if if_match is not None and not if_match.holds(invoice.version):
+        raise PreconditionFailed(f"If-Match does not name the invoice's current version "
+                                 f"(ETag \"{rules.etag(invoice.version)}\"); nothing was changed")
+    if invoice.status != "completed":
+        raise InvoiceNotCompleted(f"invoice {invoice_id} is {invoice.status}; only a completed "
                                   "invoice can be corrected or reviewed")
-    return row
+    return invoice
 
 
-def _overlay(row) -> dict | None:
-    return json.loads(row.corrections) if row.corrections else None
-
-
-def _read(services, caller, account, invoice_id) -> dict:
-    with transaction(services.engine, write=False) as conn:
-        invoice = reads.get_invoice(conn, caller, account, invoice_id)
+def _read(services: Services, caller: Caller, account: str, invoice_id: str) -> dict:
+    with services.db.transaction(write=False) as tx:
+        invoice = tx.invoices.get(caller, account, invoice_id)
     if invoice is None:
         raise NotFound("no such invoice")
     return invoice

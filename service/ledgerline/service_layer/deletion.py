@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import OperationalError
-
-from ..adapters.db import deletion as sql
-from ..adapters.db import outbox
-from ..adapters.db.engine import transaction
-from ..adapters.storage import StorageUnavailable, account_prefix
 from ..domain.errors import Forbidden, NotFound, Unavailable
 from ..domain.identity import Caller
-from ..adapters.db.invoices import invoice_progress
+from ..ports.database import StoreUnavailable
+from ..ports.storage import StorageUnavailable, account_prefix
+
+if TYPE_CHECKING:
+    from ..bootstrap import Services
 
 log = logging.getLogger(__name__)
 ACCOUNT_BATCH = 500
@@ -35,29 +34,30 @@ RETENTION_BATCH = 100
 ACCOUNT_PASSES = 50
 
 
-def delete_invoice(services, caller: Caller, account: str, invoice_id: str) -> None:
+def delete_invoice(services: Services, caller: Caller, account: str, invoice_id: str) -> None:
     """DELETE …/invoices/{id}: a customer any invoice of its account, a supplier its own."""
     if not caller.can_enter(account):
         raise NotFound(f"no account {account!r}")
     if not caller.can_upload():
         raise Forbidden(f"the {caller.role.value} role may not delete invoices")
     try:
-        with transaction(services.engine, write=False) as conn:
-            visible = invoice_progress(conn, caller, account, invoice_id) is not None
+        with services.db.transaction(write=False) as tx:
+            visible = tx.invoices.progress(caller, account, invoice_id) is not None
         if not visible or not _delete_one(services, account, invoice_id):
             raise NotFound("no such invoice")
-    except OperationalError as exc:
+    except StoreUnavailable as exc:
         raise Unavailable("the database is unavailable; nothing was deleted") from exc
 
 
-def _delete_one(services, account: str, invoice_id: str, *, skip_locked: bool = False) -> bool:
+def _delete_one(services: Services, account: str, invoice_id: str, *,
+                skip_locked: bool = False) -> bool:
     try:
-        with transaction(services.engine, write=True) as conn:
-            invoice = sql.lock_invoice(conn, account, invoice_id, skip_locked=skip_locked)
+        with services.db.transaction(write=True) as tx:
+            invoice = tx.deletion.lock_invoice(account, invoice_id, skip_locked=skip_locked)
             if invoice is None:
                 return False
-            done = sql.delete_invoice(conn, invoice)
-            outbox.invoice_event(conn, account, invoice_id, "invoice.deleted", "")
+            done = tx.deletion.delete_invoice(invoice)
+            tx.events.invoice_event(account, invoice_id, "invoice.deleted", "")
             if done.storage_key:  # before the commit: the row stays locked meanwhile
                 services.store.delete(done.storage_key)
     except StorageUnavailable as exc:
@@ -69,12 +69,12 @@ def _delete_one(services, account: str, invoice_id: str, *, skip_locked: bool = 
 
 # --- retention -------------------------------------------------------------------------------
 
-def purge_expired(services, *, batch: int = RETENTION_BATCH) -> int:
+def purge_expired(services: Services, *, batch: int = RETENTION_BATCH) -> int:
     """Delete every invoice older than its account's retention; how many this run deleted."""
     deleted = 0
     while True:
-        with transaction(services.engine, write=False) as conn:
-            expired = sql.expired_invoices(conn, batch)
+        with services.db.transaction(write=False) as tx:
+            expired = tx.deletion.expired_invoices(batch)
         done = sum(_delete_one(services, account, invoice_id, skip_locked=True)
                    for account, invoice_id in expired)
         deleted += done
@@ -82,10 +82,10 @@ def purge_expired(services, *, batch: int = RETENTION_BATCH) -> int:
             return deleted
 
 
-def set_retention(services, account: str, days: int | None) -> bool:
+def set_retention(services: Services, account: str, days: int | None) -> bool:
     """`accounts set-retention`: keep the account's invoices `days` days (None: for ever)."""
-    with transaction(services.engine, write=True) as conn:
-        return sql.set_retention_days(conn, account, days)
+    with services.db.transaction(write=True) as tx:
+        return tx.deletion.set_retention_days(account, days)
 
 
 # --- whole accounts --------------------------------------------------------------------------
@@ -99,22 +99,23 @@ class AccountDeleted:
         return {"rows": self.rows, "objects": self.objects}
 
 
-def delete_account(services, account: str, *, batch: int = ACCOUNT_BATCH) -> AccountDeleted | None:
+def delete_account(services: Services, account: str, *,
+                   batch: int = ACCOUNT_BATCH) -> AccountDeleted | None:
     """Everything of the account, in the database and the object store; None: no account."""
-    with transaction(services.engine, write=True) as conn:
-        if not sql.start_account_deletion(conn, account):
+    with services.db.transaction(write=True) as tx:
+        if not tx.deletion.start_account_deletion(account):
             return None
     done = AccountDeleted()
     for _ in range(ACCOUNT_PASSES):
         while True:
-            with transaction(services.engine, write=True) as conn:
-                n = sql.delete_account_batch(conn, account, batch)
+            with services.db.transaction(write=True) as tx:
+                n = tx.deletion.delete_account_batch(account, batch)
             done.rows += n
             if not n:
                 break
         done.objects += services.store.delete_prefix(account_prefix(account))
-        with transaction(services.engine, write=True) as conn:
-            if sql.finish_account_deletion(conn, account):
+        with services.db.transaction(write=True) as tx:
+            if tx.deletion.finish_account_deletion(account):
                 # An upload that stored its object just before its key was refused finds no
                 # account to commit to: sweep once more for such late objects.
                 done.objects += services.store.delete_prefix(account_prefix(account))

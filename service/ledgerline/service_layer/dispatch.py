@@ -8,27 +8,31 @@ killed mid-call already holds the provider's token, its job id and the requests 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from .. import metrics
-from ..adapters.db import jobs as job_table
+from .. import metrics, tracing
 from ..adapters.extractor import conform
-from ..adapters.providers import HostedExtractor
-from ..adapters.providers.base import FLAT, CallContext, Progress, Throttled
-from ..adapters.sandbox import Cancelled
+from ..config import Settings
 from ..domain.cache import CacheKey
+from ..domain.ids import new_id
 from ..domain.jobs import CallOutcome
 from ..domain.providers import SHADOW_OPERATION, Provider, compare_fields, in_shadow_sample
 from ..extraction.document import FIELD_NAMES
-from ..extraction.errors import ExtractionError
+from ..ports.extractor import (FLAT, CallContext, Cancelled, ExtractionError, Extractor,
+                               Progress, Throttled)
+from ..ports.jobs import Call
+
+if TYPE_CHECKING:
+    from .worker import Attempt, Worker
 
 log = logging.getLogger(__name__)
 
 
-def opening(extractor, settings) -> dict:
+def opening(extractor: Extractor, settings: Settings) -> dict:
     """What a ledger row says when it is written, before the call: the rules cost their flat
     price; a provider's cost comes from its own counts as the call goes on."""
-    if isinstance(extractor, HostedExtractor):
-        return dict(provider=extractor.provider.name.value, model=extractor.versions.model,
+    if extractor.provider is not Provider.RULES:
+        return dict(provider=extractor.provider.value, model=extractor.versions.model,
                     cost=0, cost_basis=None)
     return dict(provider=Provider.RULES.value, model=extractor.versions.model,
                 cost=settings.price_per_call, cost_basis=FLAT)
@@ -37,23 +41,23 @@ def opening(extractor, settings) -> dict:
 class LedgerMeter:
     """Writes a provider's progress into its call's ledger row as it happens."""
 
-    def __init__(self, worker, call: job_table.Call):
+    def __init__(self, worker: Worker, call: Call):
         self.worker, self.call = worker, call
         self.latest: Progress | None = None
 
     def record(self, progress: Progress) -> None:
         self.latest = progress
-        self.worker.write(lambda conn: job_table.record_progress(conn, self.call, progress))
+        self.worker.write(lambda tx: tx.ledger.record_progress(self.call, progress))
 
 
-def run(extractor, path: str, content_hash: str, context: CallContext) -> dict:
-    """One call of the port; a hosted provider also gets the job's context."""
-    if isinstance(extractor, HostedExtractor):
+def run(extractor: Extractor, path: str, content_hash: str, context: CallContext) -> dict:
+    """One call of the port, in a span of its own (tracing.py)."""
+    with tracing.span("provider call", job=context.job_id, model=extractor.versions.model,
+                      provider=extractor.provider.value):
         return extractor.extract(path, content_hash, context)
-    return extractor.extract(path, content_hash)
 
 
-def shadow_compare(attempt, path: str, served: dict) -> None:
+def shadow_compare(attempt: Attempt, path: str, served: dict) -> None:
     """Run the candidate provider on this miss (if it is in the sample) after the serving
     one published: never served, never cached, its cost recorded as shadow spend, and its
     agreement with the served document recorded per field. Nothing it does touches the job."""
@@ -63,21 +67,21 @@ def shadow_compare(attempt, path: str, served: dict) -> None:
     if candidate is None or not in_shadow_sample(job.claim.job_id, settings.shadow_sample_rate):
         return
     key = CacheKey(job.account, job.content_hash, candidate.versions).digest
-    call = job_table.Call(call_id=job_table.new_id("call"), operation=SHADOW_OPERATION, job=job,
-                          request_hash=key, **opening(candidate, settings))
+    call = Call(call_id=new_id("call"), operation=SHADOW_OPERATION, job=job, request_hash=key,
+                **opening(candidate, settings))
     worker = attempt.worker
-    worker.write(lambda conn: job_table.start_call(conn, call))
+    worker.write(lambda tx: tx.ledger.start_call(call))
     meter = LedgerMeter(worker, call)
     outcome = CallOutcome.FAILED
     try:
-        document = conform(run(candidate, path, job.content_hash,
-                               CallContext(job_id=job.claim.job_id, storage_key=job.storage_key,
-                                           meter=meter)),
+        context = CallContext(job_id=job.claim.job_id, storage_key=job.storage_key, meter=meter)
+        document = conform(run(candidate, path, job.content_hash, context),
                            content_hash=job.content_hash, versions=candidate.versions)
         verdicts = compare_fields(served["fields"], document["fields"], FIELD_NAMES)
-        worker.write(lambda conn: job_table.record_agreement(
-            conn, call, serving_provider=opening(attempt.worker.extractor, settings)["provider"],
-            candidate_provider=call.provider, candidate_model=call.model, verdicts=verdicts))
+        worker.write(lambda tx: tx.ledger.record_agreement(
+            call, serving_provider=opening(attempt.worker.extractor, settings)["provider"],
+            candidate_provider=call.provider or "", candidate_model=call.model or "",
+            verdicts=verdicts))
         outcome = CallOutcome.DISCARDED  # paid, compared, never used
     except ExtractionError as exc:
         outcome = _outcome_of(exc)
@@ -87,8 +91,8 @@ def shadow_compare(attempt, path: str, served: dict) -> None:
     finally:
         metrics.MODEL_CALLS.labels(f"shadow_{outcome.value}").inc()
         progress = meter.latest
-        worker.write(lambda conn: job_table.finish_call(conn, call.call_id, outcome, call=call,
-                                                        progress=progress))
+        worker.write(lambda tx: tx.ledger.finish_call(call.call_id, outcome, call=call,
+                                                      progress=progress))
 
 
 def _outcome_of(exc: ExtractionError) -> CallOutcome:

@@ -1,33 +1,31 @@
-"""Upload: authorise, spool and hash; then either a cache hit, recorded and answered by one
-statement (adapters/db/cache_hits.py: no object write, the original is stored already), or
-store the original and create-or-get the job.
+"""Upload: authorise, spool and hash; then either a cache hit, recorded and answered at once
+(Arrival.serve_hit: one statement on PostgreSQL; no object write, the original is stored
+already), or store the original and create-or-get the job.
 
 The order matters for crash safety: the original is durably stored before the database
 record that points at it is committed, so a record never names a missing object.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import BinaryIO
-
-from sqlalchemy.exc import IntegrityError, OperationalError
+from typing import TYPE_CHECKING, BinaryIO
 
 from .. import metrics
-from ..adapters.db import cache_hits
-from ..adapters.db import jobs as job_table
-from ..adapters.db import outbox
-from ..adapters.db.cache_hits import ServedHit
-from ..adapters.db.engine import let_go, transaction
-from ..adapters.db.notify import announce_new_job
-from ..adapters.storage import StorageUnavailable, original_key
 from ..domain.cache import CacheKey, RetryRequest, UploadRequest
 from ..domain.errors import (Forbidden, IdempotencyKeyReused, InvoiceNotFailed, NotFound,
-                             Unavailable)
+                             SpoolUnavailable, Unavailable)
 from ..domain.identity import Caller
-from ..adapters.db import invoices as reads
 from ..domain.jobs import CacheOutcome, JobStatus, Replay, decide_replay
+from ..logs import current_request_id
+from ..ports.database import Conflict, StoreUnavailable, Transaction
+from ..ports.jobs import NewJob, ServedHit
+from ..ports.storage import StorageUnavailable, original_key
+from ..tracing import current_traceparent
+from .local_disk import WriteFailed
 from .spool import Spooled, spool
+
+if TYPE_CHECKING:
+    from ..bootstrap import Services
 
 
 @dataclass(frozen=True)
@@ -40,14 +38,21 @@ class Upload:
     shown: ServedHit | None = None  # a hit's answer, made by the statement that recorded it
 
 
-def upload(services, caller: Caller, account: str, body: BinaryIO, *,
-           idempotency_key: str | None, fresh: bool) -> Upload:
+def upload(services: Services, caller: Caller, account: str, body: BinaryIO, *,
+           idempotency_key: str | None, fresh: bool, declared_size: int | None = None) -> Upload:
+    """`declared_size`: the Content-Length; a body that ends short of it is refused whole."""
     authorise_upload(caller, account)
-    spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir)
     try:
-        accepted = _accept(services, caller, account, spooled, idempotency_key, fresh)
-    finally:
-        spooled.discard()
+        spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir,
+                        expected_size=declared_size)
+        try:
+            accepted = _accept(services, caller, account, spooled, idempotency_key, fresh)
+        finally:
+            spooled.discard()
+    except SpoolUnavailable as exc:
+        cause = exc.__cause__
+        services.local_disk.failed(cause.why if isinstance(cause, WriteFailed) else exc.detail)
+        raise
     if accepted.outcome in (CacheOutcome.MISS, CacheOutcome.BYPASS):
         services.work_available.set()  # an embedded worker in this process starts at once
     return metrics.count_upload(accepted)
@@ -60,15 +65,16 @@ def authorise_upload(caller: Caller, account: str) -> None:
         raise Forbidden(f"the {caller.role.value} role may not upload invoices")
 
 
-def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh) -> Upload:
+def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
+            idempotency_key: str | None, fresh: bool) -> Upload:
     request = UploadRequest(account=account, content_hash=spooled.content_hash, fresh=fresh)
     key = CacheKey(account=account, content_hash=spooled.content_hash,
                    versions=services.extractor.versions)
-    new_job = job_table.NewJob(
-        account=account, caller_id=caller.key_id, idempotency_key=idempotency_key,
+    new_job = NewJob(
+        account=account, caller_id=caller.principal, idempotency_key=idempotency_key,
         request_hash=request.request_hash, cache_key=key.digest,
         content_hash=spooled.content_hash, fresh=fresh,
-        extractor_versions=services.extractor.versions.label)
+        extractor_versions=services.extractor.versions.label, **_origin())
     try:
         if services.settings.cache_mode.serves_results and not fresh:
             hit = _serve_hit(services, caller, new_job)
@@ -76,8 +82,8 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
                 return hit
         if idempotency_key:
             # Fast path for retries: no second write of the original.
-            with transaction(services.engine, write=False) as conn:
-                replay = _replay(conn, new_job, services.settings.idempotency_key_ttl)
+            with services.db.transaction(write=False) as tx:
+                replay = _replay(tx, new_job, services.settings.idempotency_key_ttl)
             if replay:
                 return replay
         for _attempt in range(ORIGINAL_RETRIES):
@@ -89,18 +95,24 @@ def _accept(services, caller, account, spooled: Spooled, idempotency_key, fresh)
                 # so): store the file again and record it.
                 continue
         raise Unavailable("the original kept disappearing while it was stored; retry")
-    except OperationalError as exc:
+    except StoreUnavailable as exc:
         raise Unavailable("the database is unavailable; nothing was accepted") from exc
 
 
-def _serve_hit(services, caller: Caller, job: job_table.NewJob) -> Upload | None:
-    """The common case first: a hit recorded and answered in one round trip
-    (adapters/db/cache_hits.py). None when the upload is anything else; nothing was written
-    then, and the general path decides it from the start."""
+def _origin() -> dict:
+    """The request that creates a job, stored with it: the worker's log lines for the job name
+    its request id, and its trace continues the request's (logs.py, tracing.py)."""
+    return dict(request_id=current_request_id(), trace_context=current_traceparent())
+
+
+def _serve_hit(services: Services, caller: Caller, job: NewJob) -> Upload | None:
+    """The common case first: a hit recorded and answered in one round trip on PostgreSQL.
+    None when the upload is anything else; nothing was written then, and the general path
+    decides it from the start."""
     try:
-        with cache_hits.hit_transaction(services.engine) as conn:
-            served = cache_hits.serve_hit(conn, caller, job)
-    except IntegrityError:
+        with services.db.hit_transaction() as tx:
+            served = tx.arrival.serve_hit(caller, job)
+    except Conflict:
         return None  # the original's row went away meanwhile: the general path stores it again
     if served is None:
         return None
@@ -114,19 +126,21 @@ class OriginalGone(Exception):
     """The blob row an upload relied on was deleted before the upload committed."""
 
 
-def _replay(conn, job: job_table.NewJob, ttl_seconds: float, *,
+def _replay(tx: Transaction, job: NewJob, ttl_seconds: float, *,
             writing: bool = False) -> Upload | None:
     """The operation under the caller's key, if any: replay it, or refuse a reused key.
 
     A key older than LEDGERLINE_IDEMPOTENCY_KEY_TTL names nothing any more: the same key then
     starts a new operation (inside the write transaction the old job lets go of it)."""
-    found = job_table.job_by_idempotency_key(conn, job.account, job.caller_id,
-                                             job.idempotency_key, ttl_seconds)
+    if job.idempotency_key is None:
+        return None  # no key names no operation
+    found = tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
+                                              ttl_seconds)
     if found is None:
         return None
     if found.expired:
         if writing:
-            job_table.forget_idempotency_key(conn, found.id)
+            tx.arrival.forget_idempotency_key(found.id)
         return None
     if decide_replay(found.request_hash, job.request_hash) is Replay.KEY_REUSED:
         raise IdempotencyKeyReused(
@@ -134,16 +148,17 @@ def _replay(conn, job: job_table.NewJob, ttl_seconds: float, *,
     return Upload(invoice_id=found.invoice_id, job_id=found.id, outcome=None, replayed=True)
 
 
-def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int] | None:
+def _store_original(services: Services, account: str,
+                    spooled: Spooled) -> tuple[str, int] | None:
     """Write the original unless the database already knows it is stored.
 
     Returns (storage key, size) of a newly written original, to be recorded with the job;
     None when it was already there (a repeat upload costs no object write).
     """
-    with transaction(services.engine, write=False) as conn:
-        if job_table.blob_key(conn, account, spooled.content_hash):
+    with services.db.transaction(write=False) as tx:
+        if tx.arrival.blob_key(account, spooled.content_hash):
             return None
-    let_go(services.engine)  # no pooled connection is held while the object store works
+    services.db.let_go()  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:
         services.store.put_file(key, spooled.path(), spooled.sha256())
@@ -155,40 +170,40 @@ def _store_original(services, account: str, spooled: Spooled) -> tuple[str, int]
 CONTENTION_RETRIES = 8
 
 
-def _submit(services, job: job_table.NewJob, new_blob: tuple[str, int] | None) -> Upload:
+def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None) -> Upload:
     """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
     for attempt in range(CONTENTION_RETRIES):
         try:
-            with transaction(services.engine, write=True) as conn:
-                return _submit_once(services, conn, job, new_blob)
-        except IntegrityError:
+            with services.db.transaction(write=True) as tx:
+                return _submit_once(services, tx, job, new_blob)
+        except Conflict:
             if new_blob is None and _original_gone(services, job):
                 raise OriginalGone(job.content_hash) from None
-            time.sleep(0.005 * attempt)
+            services.clock.sleep(0.005 * attempt)
     raise Unavailable("could not record the upload under contention; retry with the same key")
 
 
-def _original_gone(services, job: job_table.NewJob) -> bool:
-    with transaction(services.engine, write=False) as conn:
-        return job_table.blob_key(conn, job.account, job.content_hash) is None
+def _original_gone(services: Services, job: NewJob) -> bool:
+    with services.db.transaction(write=False) as tx:
+        return tx.arrival.blob_key(job.account, job.content_hash) is None
 
 
-def _submit_once(services, conn, job: job_table.NewJob, new_blob) -> Upload:
+def _submit_once(services: Services, tx: Transaction, job: NewJob,
+                 new_blob: tuple[str, int] | None) -> Upload:
     if job.idempotency_key:
-        replay = _replay(conn, job, services.settings.idempotency_key_ttl, writing=True)
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
         if replay:
             return replay
-    if new_blob and job_table.record_blob(conn, job.account, job.content_hash, *new_blob):
+    if new_blob and tx.arrival.record_blob(job.account, job.content_hash, *new_blob):
         # A deletion of the file's last invoice may have removed the object we wrote before
         # our row could exist (it deletes the object while it holds the row, and our insert
         # waited for it): look before pointing an invoice at it.
         if not services.store.exists(new_blob[0]):
             raise OriginalGone(job.content_hash)
-    decision = _decide(services, conn, job)
-    invoice_id = job_table.insert_invoice(conn, job, decision.job_id)
+    decision = _decide(services, tx, job)
+    invoice_id = tx.arrival.insert_invoice(job, decision.job_id)
     if decision.outcome is CacheOutcome.HIT:
-        outbox.invoice_event(conn, job.account, invoice_id, "invoice.completed",
-                             decision.job_id)
+        tx.events.invoice_event(job.account, invoice_id, "invoice.completed", decision.job_id)
     return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be)
 
 
@@ -200,7 +215,7 @@ class Decision:
     leader_id: str | None       # the job in flight it joined
 
 
-def _decide(services, conn, job: job_table.NewJob, *,
+def _decide(services: Services, tx: Transaction, job: NewJob, *,
             recorded_as: CacheOutcome | None = None) -> Decision:
     """Insert the job as a cache hit, a join or new work, as the cache mode allows.
 
@@ -209,11 +224,13 @@ def _decide(services, conn, job: job_table.NewJob, *,
     """
     mode = services.settings.cache_mode
 
-    def insert(outcome, would_be=None, leader_id=None, **kw):
-        job_id = job_table.insert_job(conn, job, outcome=recorded_as or outcome,
-                                      would_be=would_be, leader_id=leader_id, **kw)
-        if leader_id is None and "result_id" not in kw:  # work for a worker
-            announce_new_job(conn)
+    def insert(outcome: CacheOutcome, would_be: str | None = None, leader_id: str | None = None,
+               result_id: str | None = None, joinable: bool = False) -> Decision:
+        job_id = tx.arrival.insert_job(job, outcome=recorded_as or outcome, would_be=would_be,
+                                       leader_id=leader_id, result_id=result_id,
+                                       joinable=joinable)
+        if leader_id is None and result_id is None:  # work for a worker
+            tx.arrival.announce_new_job()
         return Decision(outcome, job_id, would_be, leader_id)
 
     if job.fresh:
@@ -222,14 +239,14 @@ def _decide(services, conn, job: job_table.NewJob, *,
     # In-flight first, then finished results: a leader that completes between the two
     # reads has already written its cache entry, so nothing slips through both.
     would_be = None
-    leader = job_table.inflight_leader(conn, job.account, job.cache_key,
-                                       joinable_only=mode.joins_in_flight)
+    leader = tx.arrival.inflight_leader(job.account, job.cache_key,
+                                        joinable_only=mode.joins_in_flight)
     if leader:
         if mode.joins_in_flight:
             return insert(CacheOutcome.JOINED, leader_id=leader)
         would_be = CacheOutcome.JOINED.value
     if mode.records_results:
-        result_id = job_table.cached_result(conn, job.account, job.cache_key)
+        result_id = tx.arrival.cached_result(job.account, job.cache_key)
         if result_id:
             if mode.serves_results:
                 return insert(CacheOutcome.HIT, result_id=result_id)
@@ -246,7 +263,7 @@ class Retry:
     outcome: CacheOutcome | None  # hit, joined or miss: what the new attempt attached to
 
 
-def retry(services, caller: Caller, account: str, invoice_id: str, *,
+def retry(services: Services, caller: Caller, account: str, invoice_id: str, *,
           idempotency_key: str | None) -> Retry:
     """POST .../invoices/{id}/retry: a new attempt for a failed invoice.
 
@@ -259,40 +276,40 @@ def retry(services, caller: Caller, account: str, invoice_id: str, *,
     authorise_upload(caller, account)
     request = RetryRequest(account=account, invoice_id=invoice_id)
     try:
-        with transaction(services.engine, write=False) as conn:
-            invoice = reads.get_invoice(conn, caller, account, invoice_id)
+        with services.db.transaction(write=False) as tx:
+            invoice = tx.invoices.get(caller, account, invoice_id)
         if invoice is None:
             raise NotFound("no such invoice")
         key = CacheKey(account=account, content_hash=invoice["content_hash"],
                        versions=services.extractor.versions)
-        job = job_table.NewJob(
-            account=account, caller_id=caller.key_id, idempotency_key=idempotency_key,
+        job = NewJob(
+            account=account, caller_id=caller.principal, idempotency_key=idempotency_key,
             request_hash=request.request_hash, cache_key=key.digest,
             content_hash=invoice["content_hash"], fresh=False,
-            extractor_versions=services.extractor.versions.label, retry_of=invoice_id)
-        with transaction(services.engine, write=True) as conn:
-            done = _retry_once(services, conn, job, invoice_id)
-    except (OperationalError, IntegrityError) as exc:
+            extractor_versions=services.extractor.versions.label, retry_of=invoice_id,
+            **_origin())
+        with services.db.transaction(write=True) as tx:
+            done = _retry_once(services, tx, job, invoice_id)
+    except (StoreUnavailable, Conflict) as exc:
         raise Unavailable("the database is unavailable; nothing was changed") from exc
     if done.outcome is CacheOutcome.MISS:
         services.work_available.set()
     return done
 
 
-def _retry_once(services, conn, job: job_table.NewJob, invoice_id: str) -> Retry:
+def _retry_once(services: Services, tx: Transaction, job: NewJob, invoice_id: str) -> Retry:
     if job.idempotency_key:
-        replay = _replay(conn, job, services.settings.idempotency_key_ttl, writing=True)
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
         if replay:
             return Retry(replay.invoice_id, True, None)
-    target = job_table.retry_target(conn, invoice_id)
+    target = tx.arrival.retry_target(invoice_id)
     if target is None:  # deleted since we read it
         raise NotFound("no such invoice")
     if target.status != JobStatus.FAILED.value:
         raise InvoiceNotFailed(f"invoice {invoice_id} is {target.status}; only a failed "
                                "invoice can be retried")
-    decision = _decide(services, conn, job, recorded_as=CacheOutcome.RETRY)
-    job_table.follow(conn, target.job_id, decision.leader_id or decision.job_id)
+    decision = _decide(services, tx, job, recorded_as=CacheOutcome.RETRY)
+    tx.arrival.follow(target.job_id, decision.leader_id or decision.job_id)
     if decision.outcome is CacheOutcome.HIT:
-        outbox.invoice_event(conn, job.account, invoice_id, "invoice.completed",
-                             decision.job_id)
+        tx.events.invoice_event(job.account, invoice_id, "invoice.completed", decision.job_id)
     return Retry(invoice_id, False, decision.outcome)

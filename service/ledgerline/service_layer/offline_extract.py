@@ -1,7 +1,7 @@
 """`ledgerline extract`: files and directory trees extracted offline, one JSON line per file.
 
 Every line names its file, so that a script can match results to inputs however many there are
-and whichever failed: ``{"file": PATH, "document": {invoice-v1}}`` or ``{"file": PATH, "error":
+and whichever failed: ``{"file": PATH, "document": {invoice-v2}}`` or ``{"file": PATH, "error":
 {"code": CODE, "message": TEXT}}``. A directory is walked recursively in sorted order and every
 file whose content is an accepted format (what an upload may be, told by its first bytes, never
 by its name) is extracted; other files there are skipped, since a folder of invoices holds notes

@@ -8,18 +8,31 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import OperationalError
 
+from ..ports.clock import Clock, SystemClock
+from ..ports.database import StoreUnavailable
+
 log = logging.getLogger(__name__)
 
 DATABASE_BACKOFF_SECONDS = 1.0
 
 
-def turn(name: str, run_once: Callable[[], bool], stop: threading.Event) -> bool:
-    """`run_once()`: whether it did some work; False, after a pause, when it raised."""
+def turn(name: str, run_once: Callable[[], bool], stop: threading.Event,
+         clock: Clock | None = None) -> bool:
+    """`run_once()`: whether it did some work; False, after a pause, when it raised.
+
+    The database is away when a port says so (StoreUnavailable), or when a loop that talks
+    SQL without a port yet (webhook deliveries) meets SQLAlchemy's OperationalError."""
     try:
         return run_once()
-    except OperationalError as exc:  # the database is away: wait, then reconnect
-        log.warning("%s: database unavailable (%s); retrying", name, type(exc.orig).__name__)
+    except (StoreUnavailable, OperationalError) as exc:  # wait, then reconnect
+        log.warning("%s: database unavailable (%s); retrying", name, cause(exc))
     except Exception:
         log.exception("%s: unexpected error; backing off", name)
-    stop.wait(DATABASE_BACKOFF_SECONDS)
+    (clock or SystemClock()).wait(stop, DATABASE_BACKOFF_SECONDS)
     return False
+
+
+def cause(exc: Exception) -> str:
+    """The driver's name for an outage (OperationalError's `orig`, behind the port's error)."""
+    orig = getattr(exc, "orig", None) or getattr(exc.__cause__, "orig", None)
+    return type(orig or exc.__cause__ or exc).__name__

@@ -26,11 +26,14 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 class InvalidDay(BadRequest):
     code = "invalid_day"
     title = "Not a day in the form YYYY-MM-DD"
+    explanation = "Report days are ISO dates between 1970-01-01 and 9998-12-31."
 
 
 class InvalidRange(BadRequest):
     code = "invalid_range"
     title = "Not a usable range of days"
+    explanation = ("Ask for one `day`, or for `from` and `to` together, `to` not before `from`, "
+                   "at most 366 days.")
 
 
 def parse_day(value: str | None, name: str = "day") -> date:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
@@ -33,8 +34,11 @@ from ..adapters.db import retention as sql
 from ..adapters.db.deletion import account_exists
 from ..adapters.db.clock import db_now
 from ..adapters.db.engine import transaction
-from ..adapters.storage import parse_original_key
+from ..ports.storage import parse_original_key
 from .deletion import purge_expired
+
+if TYPE_CHECKING:
+    from ..bootstrap import Services
 
 log = logging.getLogger(__name__)
 BATCH = 1000
@@ -62,7 +66,7 @@ class Purged:
                 "webhook_deliveries": self.deliveries, "sessions": self.sessions}
 
 
-def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
+def purge(services: Services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
     """Delete what the module docstring lists, older than `older_than` by the database's clock."""
     seconds = older_than.total_seconds()
     if seconds < 0:
@@ -83,7 +87,7 @@ def purge(services, older_than: timedelta, *, batch: int = BATCH) -> Purged:
     return done
 
 
-def _repeat(services, step, seconds: float, batch: int) -> int:
+def _repeat(services: Services, step, seconds: float, batch: int) -> int:
     total = 0
     while True:
         with transaction(services.engine, write=True) as conn:
@@ -93,7 +97,7 @@ def _repeat(services, step, seconds: float, batch: int) -> int:
             return total
 
 
-def _purge_originals(services, seconds: float, batch: int) -> int:
+def _purge_originals(services: Services, seconds: float, batch: int) -> int:
     removed = 0
     while True:
         with transaction(services.engine, write=False) as conn:
@@ -108,7 +112,7 @@ def _purge_originals(services, seconds: float, batch: int) -> int:
             return removed
 
 
-def _adopt_unrecorded(services, seconds: float) -> int:
+def _adopt_unrecorded(services: Services, seconds: float) -> int:
     adopted, page = 0, []
     cutoff = _db_now(services) - timedelta(seconds=seconds)
     for stored in services.store.list_originals():
@@ -121,7 +125,7 @@ def _adopt_unrecorded(services, seconds: float) -> int:
     return adopted + _adopt(services, page)
 
 
-def _adopt(services, page) -> int:
+def _adopt(services: Services, page) -> int:
     if not page:
         return 0
     with transaction(services.engine, write=False) as conn:
@@ -139,6 +143,6 @@ def _adopt(services, page) -> int:
     return adopted
 
 
-def _db_now(services):
+def _db_now(services: Services):
     with transaction(services.engine, write=False) as conn:
         return conn.execute(select(db_now())).scalar()

@@ -4,9 +4,16 @@ An upload that fits in IN_MEMORY_BYTES stays in memory, and a file is written on
 stores it: a cache hit, the common case, never creates, writes and deletes a temporary file
 (a tenth of a hit's time in process). A larger one streams to a temporary file as it arrives,
 so an API process holds at most IN_MEMORY_BYTES of each upload.
+
+A body is whole only when it holds every byte its Content-Length announced: a server hands the
+application a connection's early end as the end of the body, so the spool counts (a chunked
+body cut short is refused by the server's reader, http/gevent_worker.py). A spool that cannot
+be written (a full disk, a missing directory) is the server's trouble, not the client's:
+SpoolUnavailable, a 503.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -15,8 +22,10 @@ from typing import BinaryIO
 
 import blake3
 
-from ..domain.errors import EmptyBody, TooLarge, UnsupportedFormat
+from ..domain.errors import (BodyIncomplete, EmptyBody, SpoolUnavailable, TooLarge,
+                             UnsupportedFormat)
 from ..formats import ACCEPTED, HEAD_BYTES, Format, accepted_names, detect
+from .local_disk import WriteFailed, writing
 
 CHUNK = 256 * 1024
 IN_MEMORY_BYTES = CHUNK  # a typical invoice PDF is 50-200 KiB
@@ -34,9 +43,15 @@ class Spooled:
     def path(self) -> str:
         """A file holding the upload; written now for one held in memory."""
         if self._path is None:
-            fd, self._path = tempfile.mkstemp(prefix="upload-", dir=self.directory)
-            with os.fdopen(fd, "wb") as out:
-                out.write(self.held)
+            with _writing():
+                fd, path = tempfile.mkstemp(prefix="upload-", dir=self.directory)
+                try:
+                    with os.fdopen(fd, "wb") as out:
+                        out.write(self.held)
+                except BaseException:
+                    os.unlink(path)
+                    raise
+            self._path = path
         return self._path
 
     def sha256(self) -> bytes:
@@ -57,8 +72,11 @@ class Spooled:
                 pass
 
 
-def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None) -> Spooled:
-    """Read `stream` whole. Raises TooLarge, EmptyBody or UnsupportedFormat, leaving nothing."""
+def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None, *,
+          expected_size: int | None = None) -> Spooled:
+    """Read `stream` whole. Raises TooLarge, EmptyBody, BodyIncomplete (fewer bytes than
+    `expected_size`, the Content-Length), UnsupportedFormat or SpoolUnavailable, leaving
+    nothing."""
     hasher = blake3.blake3()
     head, held, size = b"", bytearray(), 0
     out, path = None, None
@@ -70,17 +88,23 @@ def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None) -> Spo
             if len(head) < HEAD_BYTES:
                 head += chunk[:HEAD_BYTES]
             hasher.update(chunk)
-            if out is None and size > IN_MEMORY_BYTES:  # too large to hold: to a file
-                fd, path = tempfile.mkstemp(prefix="upload-", dir=directory)
-                out = os.fdopen(fd, "wb")
-                out.write(held)
-                held.clear()
-            if out is None:
-                held += chunk
-            else:
-                out.write(chunk)
+            with _writing():
+                if out is None and size > IN_MEMORY_BYTES:  # too large to hold: to a file
+                    fd, path = tempfile.mkstemp(prefix="upload-", dir=directory)
+                    out = os.fdopen(fd, "wb")
+                    out.write(held)
+                    held.clear()
+                if out is None:
+                    held += chunk
+                else:
+                    out.write(chunk)
         if out is not None:
-            out.close()
+            with _writing():
+                out.close()
+        if expected_size is not None and size < expected_size:
+            raise BodyIncomplete(f"the body ended after {size} of the {expected_size} bytes "
+                                 "its Content-Length announced; nothing was accepted. Send it "
+                                 "again (with the same Idempotency-Key)")
         if size == 0:
             raise EmptyBody("the request body is empty; send the document's bytes")
         kind = detect(head)
@@ -89,8 +113,22 @@ def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None) -> Spo
                                     f"accepted: {accepted_names()}")
     except BaseException:
         if out is not None:
-            out.close()
-            os.unlink(path)
+            with contextlib.suppress(OSError):
+                out.close()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         raise
     return Spooled(size=size, content_hash=f"blake3:{hasher.hexdigest()}", format=kind,
                    held=None if out else bytes(held), directory=directory, _path=path)
+
+
+@contextlib.contextmanager
+def _writing():
+    """A write of the spool: its failure is the server's (SpoolUnavailable), never the body's."""
+    try:
+        with writing():
+            yield
+    except WriteFailed as exc:
+        raise SpoolUnavailable(f"the server could not write the upload to its spool "
+                               f"({exc.why}); nothing was accepted. Retry later") from exc

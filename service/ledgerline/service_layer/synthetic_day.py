@@ -1,6 +1,6 @@
 """Generate a day of model calls and uploads of a chosen shape, straight into the database.
 
-For the README's worked example and the report benchmark: "40,000 calls, 6,000 of them
+For the worked example of docs/operations.md and the report benchmark: "40,000 calls, 6,000 of them
 repeats, 60 identical pairs in flight together" becomes ledger and job rows whose report
 must show exactly those numbers. Nothing is extracted; rows only.
 
@@ -21,7 +21,7 @@ from sqlalchemy import Engine, select
 
 from ..adapters.db.accounts import account_exists, create_account, create_key
 from ..adapters.db.engine import transaction
-from ..adapters.db.jobs import new_id
+from ..domain.ids import new_id
 from ..adapters.db.tables import api_keys, jobs, model_calls
 from ..domain.identity import Role
 from .worker import OPERATION

@@ -6,8 +6,9 @@ connection, a Ctrl-C — replays what the service already accepted (200, the sam
 instead of making a second invoice, and uploads only what is missing. That holds within the
 service's key lifetime (LEDGERLINE_IDEMPOTENCY_KEY_TTL, 24 h by default); after it, a file
 sent again is a new invoice, which the service flags as a duplicate of the first
-(`possible_duplicates`, `content_hash`). Transient refusals (429, 503, connection errors) are
-retried with the same key, which is what makes retrying safe.
+(`possible_duplicates`, `content_hash`). Transient refusals (429, 503, connection errors, a
+body the service got only part of) are retried with the same key, which is what makes
+retrying safe.
 
 Plain Python over urllib3, so it runs wherever the package is installed, without a database.
 """
@@ -144,13 +145,20 @@ class Client:
             except urllib3.exceptions.HTTPError as exc:
                 result.status, result.error = "refused", f"connection: {type(exc).__name__}"
                 resp = None
-            if resp is not None and resp.status not in RETRY_STATUSES:
+            if resp is not None and not _retryable(resp):
                 return resp
             if attempt + 1 < MAX_TRIES:
                 time.sleep(_backoff(attempt, resp))
         if resp is not None:
             return resp
         return None
+
+
+def _retryable(resp) -> bool:
+    """Refusals that may pass later, and a body the service got only part of (a connection
+    or a proxy cut it: the service kept nothing, so the same key sends it again)."""
+    return resp.status in RETRY_STATUSES or (
+        resp.status == 400 and _problem_code(resp) == "body_incomplete")
 
 
 def _backoff(attempt: int, resp) -> float:

@@ -17,7 +17,9 @@ from datetime import datetime, timezone
 
 from standardwebhooks import Webhook
 
+from .. import metrics
 from ..adapters import webhook_http
+from ..adapters.db import invoices as invoices_sql
 from ..adapters.db import outbox
 from ..adapters.db import webhooks as sql
 from ..adapters.db.engine import transaction
@@ -71,7 +73,49 @@ def endpoint(services, caller: Caller, account: str, endpoint_id: str) -> dict:
     return found
 
 
+def change(services, caller: Caller, account: str, endpoint_id: str, body) -> dict:
+    """PATCH an endpoint's `url`, `events` or both, checked as at registration."""
+    _authorise(caller, account)
+    with transaction(services.engine, write=True) as conn:
+        current = sql.registration(conn, account, endpoint_id)
+        if current is None:
+            raise NotFound("no such webhook")
+        try:
+            reg = rules.changed_registration(current, body, services.settings.webhook_policy)
+        except rules.Refused as exc:
+            raise WebhookUrlRefused(str(exc)) from None
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        return sql.change(conn, account, endpoint_id, reg)
+
+
+def rotate_secret(services, caller: Caller, account: str, endpoint_id: str, body) -> dict:
+    """A new signing secret, shown this once; the replaced one keeps signing beside it for
+    the grace period."""
+    _authorise(caller, account)
+    try:
+        grace = rules.grace_seconds(body)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    secret = rules.new_secret()
+    with transaction(services.engine, write=True) as conn:
+        rotated = sql.rotate_secret(conn, account, endpoint_id, secret, grace)
+    if rotated is None:
+        raise NotFound("no such webhook")
+    return {**rotated, "secret": secret}
+
+
+def ping(services, caller: Caller, account: str, endpoint_id: str) -> str:
+    """A signed `ping` for the endpoint, sent by the delivery threads like any event (a
+    disabled endpoint too), with one attempt; its event id, to find it in the delivery log."""
+    endpoint(services, caller, account, endpoint_id)
+    with transaction(services.engine, write=True) as conn:
+        return outbox.ping(conn, account, endpoint_id)
+
+
 def remove(services, caller: Caller, account: str, endpoint_id: str) -> None:
+    """The endpoint and every delivery of it: pending ones are never sent; one in flight ends
+    its attempt and is recorded nowhere."""
     _authorise(caller, account)
     with transaction(services.engine, write=True) as conn:
         if not sql.remove(conn, account, endpoint_id):
@@ -135,8 +179,8 @@ class DeliveryWorker:
 
     @property
     def lease_seconds(self) -> float:
-        """Longer than any attempt (it ends within the timeout), so that a live worker never
-        loses a delivery to another one."""
+        """Longer than any attempt (it ends within the timeout, webhook_http.Deadline), so that
+        a live worker never loses a delivery to another one and none is in flight twice."""
         return 2 * self.services.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS
 
     def run(self, stop: threading.Event) -> None:
@@ -147,35 +191,57 @@ class DeliveryWorker:
     def run_once(self) -> bool:
         with transaction(self.services.engine, write=True) as conn:
             claimed = outbox.claim(conn, self.name, self.lease_seconds)
+            if claimed is not None and claimed.payload is None:
+                claimed = outbox.keep_payload(conn, claimed, _payload(conn, claimed))
         if claimed is None:
             return False
         attempt = self.attempt(claimed)
+        metrics.webhook_attempt(attempt.outcome, attempt.duration_ms / 1000)
         with transaction(self.services.engine, write=True) as conn:
-            if attempt.status_code is not None and 200 <= attempt.status_code < 300:
-                outbox.delivered(conn, claimed, attempt)
+            if attempt.outcome == rules.DELIVERED:
+                status = outbox.delivered(conn, claimed, attempt)
             else:
                 status = outbox.failed(
                     conn, claimed, attempt, retry_in=rules.retry_delay(claimed.attempt),
                     give_up_after=rules.GIVE_UP_AFTER_SECONDS,
                     disable_after=rules.DISABLE_AFTER_SECONDS)
-                if status == rules.FAILED:
-                    log.warning("webhook %s: gave up on %s", claimed.endpoint_id,
-                                claimed.event_id)
+        if status == rules.FAILED and claimed.type != rules.PING:
+            log.warning("webhook %s: gave up on %s", claimed.endpoint_id, claimed.event_id)
+        elif status == rules.CANCELLED:
+            log.info("webhook %s was deleted during the attempt at %s", claimed.endpoint_id,
+                     claimed.event_id)
         return True
 
     def attempt(self, claimed: outbox.Claimed) -> outbox.Attempt:
-        body = rules.payload(claimed.type, claimed.event_id, claimed.account, claimed.invoice_id,
-                             claimed.detail, claimed.occurred_at)
-        signature = Webhook(claimed.secret).sign(claimed.event_id, claimed.now, body.decode())
         headers = {"webhook-id": claimed.event_id,
                    "webhook-timestamp": str(int(claimed.now.timestamp())),
-                   "webhook-signature": signature,
+                   "webhook-signature": signature(claimed.secrets, claimed.event_id,
+                                                  claimed.now, claimed.payload),
                    "Content-Type": "application/json", "User-Agent": USER_AGENT}
         started = time.monotonic()
-        answer = webhook_http.post(claimed.url, body, headers, self.services.settings.webhook_policy,
+        answer = webhook_http.post(claimed.url, claimed.payload.encode(), headers,
+                                   self.services.settings.webhook_policy,
                                    timeout=self.services.settings.webhook_timeout_seconds,
                                    resolver=self.resolver)
         return outbox.Attempt(started_at=claimed.now,
                               duration_ms=int((time.monotonic() - started) * 1000),
-                              status_code=answer.status, error=answer.error,
-                              response_excerpt=answer.excerpt)
+                              outcome=answer.outcome, status_code=answer.status,
+                              error=answer.error, response_excerpt=answer.excerpt)
+
+
+def _payload(conn, claimed: outbox.Claimed) -> str:
+    """The body of the delivery's every attempt: the event and, for an invoice's, the invoice
+    as it stands now, at the first attempt."""
+    if claimed.type == rules.PING:
+        data = rules.ping_data(claimed.account, claimed.endpoint_id)
+    else:
+        state = invoices_sql.event_state(conn, claimed.account, claimed.invoice_id)
+        data = rules.event_data(claimed.account, claimed.invoice_id, claimed.type,
+                                claimed.detail, state)
+    return rules.payload(claimed.type, claimed.event_id, claimed.occurred_at, data)
+
+
+def signature(secrets: tuple[str, ...], event_id: str, when: datetime, body: str) -> str:
+    """`webhook-signature`: one `v1,…` per secret, space-separated (Standard Webhooks); a
+    receiver that knows any of them verifies the request."""
+    return " ".join(Webhook(secret).sign(event_id, when, body) for secret in secrets)

@@ -1,4 +1,4 @@
-"""The chat provider's parts that need no server: the strict schema built from invoice-v1, the
+"""The chat provider's parts that need no server: the strict schema built from invoice-v2, the
 bounded working state, and the layout text a model reads."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def objects(node):
             yield from objects(value)
 
 
-def test_the_schema_is_strict_and_made_of_invoice_v1s_own_fields():
+def test_the_schema_is_strict_and_made_of_invoice_v2s_own_fields():
     schema = findings_schema()
     assert list(schema["properties"]["fields"]["properties"]) == list(FIELD_NAMES)
     assert list(schema["properties"]["line_items"]["items"]["properties"]) == list(

@@ -19,10 +19,12 @@ import contextlib
 import contextvars
 import math
 import os
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, create_engine, event
+import sqlalchemy
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
@@ -50,8 +52,9 @@ def _postgres_engine(url: str, timeout: float | None) -> Engine:
     if timeout is not None:
         options += f" -c statement_timeout={int(timeout * 1000)}"
     connect_args["options"] = options
-    engine = create_engine(url, pool_size=10, max_overflow=20, pool_recycle=1800,
-                           connect_args=connect_args)
+    # sqlalchemy.create_engine looked up when called: tracing (tracing.py) may wrap it.
+    engine = sqlalchemy.create_engine(url, pool_size=10, max_overflow=20, pool_recycle=1800,
+                                      connect_args=connect_args)
     connection_class = answering_connection_class()
     answer_within = None if timeout is None else timeout + ANSWER_MARGIN_SECONDS
 
@@ -68,6 +71,7 @@ def _postgres_engine(url: str, timeout: float | None) -> Engine:
         if dbapi_conn.hung_up():
             raise DisconnectionError("the server closed this pooled connection")
 
+    _kinds[engine] = postgresql_kind
     return engine
 
 
@@ -93,7 +97,8 @@ def _sqlite_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30,
+                                                         "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
@@ -110,6 +115,7 @@ def _sqlite_engine(url: str) -> Engine:
         immediate = conn.get_execution_options().get(WRITE)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
+    _kinds[engine] = sqlite_kind
     return engine
 
 
@@ -165,22 +171,23 @@ def let_go(engine: Engine) -> None:
         held.let_go()
 
 
+Kind = Callable[[Connection, bool, bool], Connection]
+
+
 @contextlib.contextmanager
-def transaction(engine: Engine, *, write: bool,
-                single_statement: bool = False) -> Iterator[Connection]:
+def transaction(engine: Engine, *, write: bool, single_statement: bool = False,
+                kind: Kind | None = None) -> Iterator[Connection]:
     """One transaction; rolls back unless the block finishes without an exception.
 
-    Reads on PostgreSQL run in autocommit: under READ COMMITTED every statement takes its own
-    snapshot anyway, so BEGIN and COMMIT would only add two round trips to each read (a cache
-    hit makes three reads). So does a write the caller makes in one statement
-    (`single_statement`, however many data-modifying CTEs it carries): PostgreSQL runs it as
-    its own transaction, all or nothing, in one round trip instead of three. On SQLite such a
-    write is an ordinary write transaction (its equivalent may be several statements).
+    `kind` sets up the connection for the transaction's kind: postgresql_kind or sqlite_kind,
+    chosen once by the caller that knows its dialect (adapters/db/database.py); by default,
+    chosen here.
     """
+    kind = kind or _kinds.get(engine) or _kind_of(engine)
     held = _held.get()
     if held is not None and held.engine is engine and not (
             held.conn is not None and held.conn.in_transaction()):
-        conn = _for(held.connection(), write, single_statement)
+        conn = kind(held.connection(), write, single_statement)
         try:
             with conn.begin():
                 yield conn
@@ -188,16 +195,57 @@ def transaction(engine: Engine, *, write: bool,
             held.let_go()  # whatever went wrong, the next transaction starts on a fresh checkout
             raise
         return
-    with engine.connect() as conn, _for(conn, write, single_statement).begin():
+    with engine.connect() as conn, kind(conn, write, single_statement).begin():
         yield conn
 
 
-def _for(conn: Connection, write: bool, single_statement: bool = False) -> Connection:
-    """Set (in place, on a held connection too) what kind of transaction comes next."""
-    if conn.dialect.name == "postgresql":
-        level = conn.default_isolation_level if write and not single_statement else "AUTOCOMMIT"
-        return conn.execution_options(isolation_level=level)
+# The kind of transaction each engine's dialect begins, chosen when make_engine made it.
+_kinds: weakref.WeakKeyDictionary[Engine, Kind] = weakref.WeakKeyDictionary()
+
+
+def _kind_of(engine: Engine) -> Kind:
+    """An engine make_engine did not make (a test's): its dialect decides, once."""
+    kind = postgresql_kind if engine.dialect.name == "postgresql" else sqlite_kind
+    _kinds[engine] = kind
+    return kind
+
+
+def postgresql_kind(conn: Connection, write: bool, single_statement: bool) -> Connection:
+    """Reads on PostgreSQL run in autocommit: under READ COMMITTED every statement takes its
+    own snapshot anyway, so BEGIN and COMMIT would only add two round trips to each read (a
+    cache hit makes three reads). So does a write the caller makes in one statement
+    (`single_statement`, however many data-modifying CTEs it carries): PostgreSQL runs it as
+    its own transaction, all or nothing, in one round trip instead of three. Set in place, on
+    a held connection too."""
+    level = conn.default_isolation_level if write and not single_statement else "AUTOCOMMIT"
+    return conn.execution_options(isolation_level=level)
+
+
+def sqlite_kind(conn: Connection, write: bool, single_statement: bool) -> Connection:
+    """A write on SQLite takes the write lock up front (BEGIN IMMEDIATE), however many
+    statements it makes; a read takes none."""
     return conn.execution_options(**{WRITE: write})
+
+
+@contextlib.contextmanager
+def postgresql_snapshot(engine: Engine) -> Iterator[Connection]:
+    """REPEATABLE READ, read only: every statement sees the state of the first. Without JIT
+    compilation, which the per-row duplicate lookups of an export made the planner choose,
+    and which took longer than the work (11 s before the first of 10,000 rows): each lookup
+    is a few index probes, nothing to compile."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(isolation_level="REPEATABLE READ",
+                                      postgresql_readonly=True)
+        with conn.begin():
+            conn.exec_driver_sql("SET LOCAL jit = off")
+            yield conn
+
+
+@contextlib.contextmanager
+def sqlite_snapshot(engine: Engine) -> Iterator[Connection]:
+    """A read transaction: SQLite's (in WAL mode) reads one state from its first read on."""
+    with engine.connect() as conn, sqlite_kind(conn, False, False).begin():
+        yield conn
 
 
 def sqlite_path(url: str) -> str | None:

@@ -5,16 +5,20 @@ once corrected, its summary columns (filters, CSV, duplicate lookup) are its own
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
+import itertools
+from collections.abc import Iterator
+from dataclasses import replace
+from types import SimpleNamespace
 
-from sqlalchemy import Connection, and_, case, func, or_, select, union
+from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, tuple_, union
 
-from ...domain.corrections import SUMMARY_FIELDS, corrected_document
-from ...domain.duplicates import CONTENT_HASH, SAME_FILE_SHOWN, Summary, matched_on, search_key
+from ...domain.corrections import SUMMARY_FIELDS
+from ...domain.duplicates import SAME_FILE_SHOWN, Summary, search_key
 from ...domain.identity import Caller
+from ...ports.invoices import EditableInvoice, InvoiceProgress, ListFilter
+from ..invoice_views import (DUPLICATE_FIELDS, listed, possible_duplicates, review_state,
+                             shown_document)
+from .duplicates import duplicate_of
 from .tables import api_keys, blobs, invoices, jobs, results
 
 _leader = jobs.alias("leader")
@@ -25,27 +29,18 @@ _error_code = case((_joined, _leader.c.error_code), else_=jobs.c.error_code)
 _error_message = case((_joined, _leader.c.error_message), else_=jobs.c.error_message)
 _corrected = invoices.c.corrected_at.is_not(None)
 
-REVIEW_STATES = ("required", "resolved")
-
-
 def _own(name: str):
     """The invoice's value of a summary column: its own once corrected, else the model's."""
     return case((_corrected, invoices.c[name]), else_=results.c[name])
 
 
-@dataclass(frozen=True)
-class ListFilter:
-    status: str | None = None
-    issued_from: str | None = None   # ISO dates, inclusive
-    issued_to: str | None = None
-    seller: str | None = None        # a part of the seller name, case and spacing aside
-    review: str | None = None        # required | resolved
-    after: tuple[datetime, str] | None = None  # cursor: (created_at, id) of the last row seen
-    limit: int = 50
+# Whether the invoice's checks ask for review: the model's, or its own once corrected.
+_review_required = case((_corrected, invoices.c.review_required),
+                        else_=results.c.review_required)
 
 
 def _visible(caller: Caller, account: str):
-    return visible_to(account, caller.key_id if caller.sees_only_own_uploads() else None)
+    return visible_to(account, caller.principal if caller.sees_only_own_uploads() else None)
 
 
 def visible_to(account, uploaded_by=None):
@@ -63,7 +58,13 @@ _INVOICE_RESULT = (invoices.join(jobs, jobs.c.id == invoices.c.job_id)
                    .outerjoin(results, results.c.id == _result_id))
 
 
-def _query(*extra_columns):
+def _duplicate_of(caller: Caller | None):
+    """Among the invoices `caller` may see (None: the whole account)."""
+    own_uploads = caller is not None and caller.sees_only_own_uploads()
+    return duplicate_of(_own, caller.principal if own_uploads else None)
+
+
+def _query(caller: Caller | None, *extra_columns):
     return (
         select(invoices.c.id, invoices.c.account, invoices.c.content_hash,
                invoices.c.created_at, invoices.c.uploaded_by,
@@ -71,9 +72,10 @@ def _query(*extra_columns):
                api_keys.c.name.label("uploader_name"), _status.label("status"),
                _error_code.label("error_code"), _error_message.label("error_message"),
                invoices.c.version, invoices.c.review_resolved_at,
-               invoices.c.review_resolved_by, results.c.review_required,
+               invoices.c.review_resolved_by, _review_required.label("review_required"),
                *(_own(name).label(name) for name in SUMMARY_FIELDS),
-               _own("seller_key").label("seller_key"), *extra_columns)
+               _own("seller_key").label("seller_key"),
+               _duplicate_of(caller).label("duplicate_of"), *extra_columns)
         .select_from(_INVOICE_RESULT.join(api_keys, api_keys.c.id == invoices.c.uploaded_by))
     )
 
@@ -81,11 +83,11 @@ def _query(*extra_columns):
 def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str) -> dict | None:
     if not caller.can_enter(account):
         return None
-    row = conn.execute(_query(results.c.document, invoices.c.corrections)
+    row = conn.execute(_query(caller, results.c.document, invoices.c.corrections)
                        .where(_visible(caller, account), invoices.c.id == invoice_id)).first()
     if row is None:
         return None
-    view = _view(row, with_document=True)
+    view = listed(row, with_document=True)
     view["possible_duplicates"] = _possible_duplicates(conn, caller, account, row)
     return view
 
@@ -95,17 +97,10 @@ def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_i
     (SQLite: the write transaction already holds the database's single write lock)."""
     if not caller.can_enter(account):
         return None
-    return conn.execute(_query(results.c.document, invoices.c.corrections)
+    return conn.execute(_query(caller, results.c.document, invoices.c.corrections,
+                               invoices.c.corrected_at)
                         .where(_visible(caller, account), invoices.c.id == invoice_id)
                         .with_for_update(of=invoices)).first()
-
-
-def shown_document(row) -> dict | None:
-    """The extraction as the invoice shows it: the model's with the invoice's corrections."""
-    if not row.document:
-        return None
-    overlay = json.loads(row.corrections) if row.corrections else None
-    return corrected_document(json.loads(row.document), overlay)
 
 
 def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
@@ -121,17 +116,23 @@ def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) ->
                                ((other.id, _summary(other)) for other in candidates))
 
 
-def possible_duplicates(same_file: Iterable[str], mine: Summary,
-                        same_seller: Iterable[tuple[str, Summary]]) -> list[dict]:
-    """The `possible_duplicates` of an invoice, from the ids of the caller's other invoices of
-    the same file and (id, summary) of those of other files with the same seller key, each
-    oldest first."""
-    found = [{"id": other, "matched_on": CONTENT_HASH} for other in same_file]
-    for other, summary in same_seller:
-        rules = matched_on(mine, summary)
-        if rules:
-            found.append({"id": other, "matched_on": rules})
-    return found
+def earlier_duplicate(conn: Connection, caller: Caller, account: str, row: EditableInvoice,
+                      summary: dict) -> dict | None:
+    """The oldest of the possible duplicates of invoice `row` with the values `summary` (a
+    correction's) that came before it, as {id, matched_on}; None when none did."""
+    mine = SimpleNamespace(id=row.id, content_hash=row.content_hash,
+                           seller_key=summary.get("seller_key"),
+                           **{name: summary.get(name) for name in DUPLICATE_FIELDS})
+    found = _possible_duplicates(conn, caller, account, mine)
+    if not found:
+        return None
+    earlier = {r.id: (r.created_at, r.id) for r in conn.execute(
+        select(invoices.c.id, invoices.c.created_at).where(
+            invoices.c.id.in_([d["id"] for d in found]),
+            or_(invoices.c.created_at < row.created_at,
+                and_(invoices.c.created_at == row.created_at, invoices.c.id < row.id))))}
+    before = [d for d in found if d["id"] in earlier]
+    return min(before, key=lambda d: earlier[d["id"]]) if before else None
 
 
 def same_file_query(visible, content_hash, invoice_id):
@@ -141,10 +142,6 @@ def same_file_query(visible, content_hash, invoice_id):
             .where(visible, invoices.c.content_hash == content_hash,
                    invoices.c.id != invoice_id)
             .order_by(invoices.c.created_at, invoices.c.id).limit(SAME_FILE_SHOWN))
-
-
-# What domain.duplicates.matched_on compares, as each invoice shows it.
-DUPLICATE_FIELDS = ("seller_name", "invoice_number", "gross_total", "issue_date")
 
 
 def same_seller_query(visible, account, content_hash, seller_key):
@@ -169,14 +166,8 @@ def _summary(row) -> Summary:
                    gross_total=row.gross_total, issue_date=row.issue_date)
 
 
-@dataclass(frozen=True)
-class Progress:
-    status: str
-    work_job_id: str  # the job doing the invoice's work: its leader, when it follows one
-
-
 def invoice_progress(conn: Connection, caller: Caller, account: str,
-                     invoice_id: str) -> Progress | None:
+                     invoice_id: str) -> InvoiceProgress | None:
     """The status (the leader's, for a joined upload) and the job whose end a waiting request
     listens for."""
     if not caller.can_enter(account):
@@ -188,14 +179,65 @@ def invoice_progress(conn: Connection, caller: Caller, account: str,
                      .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
         .where(_visible(caller, account), invoices.c.id == invoice_id)
     ).first()
-    return Progress(row.status, row.work_job_id) if row else None
+    return InvoiceProgress(row.status, row.work_job_id) if row else None
 
 
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter, *,
                   with_document: bool = False) -> list[dict]:
-    """A page of invoices, newest first; `with_document` adds each one's extraction (CSV)."""
+    """A page of invoices, newest first; `with_document` adds each one's extraction."""
     if not caller.can_enter(account):
         return []
+    window = max(flt.limit, DUPLICATE_WINDOW) if flt.duplicates else flt.limit
+    found = itertools.islice(_matching(conn, caller, account, flt, with_document, window),
+                             flt.limit)
+    return [listed(r, with_document=with_document) for r in found]
+
+
+EXPORT_BATCH = 200  # rows read at a time: an export's memory does not grow with its size
+DUPLICATE_WINDOW = 200  # rows judged at a time for ?duplicates=
+
+
+def export_invoices(conn: Connection, caller: Caller, account: str,
+                    flt: ListFilter) -> Iterator[dict]:
+    """Every invoice the filter matches, newest first, each with its extraction, read
+    EXPORT_BATCH at a time inside the caller's transaction (a snapshot: engine's
+    postgresql_snapshot says why it turns JIT off)."""
+    if not caller.can_enter(account):
+        return
+    for row in _matching(conn, caller, account, flt, True, EXPORT_BATCH):
+        yield listed(row, with_document=True)
+
+
+def _matching(conn: Connection, caller: Caller, account: str, flt: ListFilter,
+              with_document: bool, window: int) -> Iterator:
+    """The rows the filter matches, newest first, read `window` at a time by keyset (like the
+    list's cursor): each statement a short range of the index, never a sort of every row with
+    its lookups (as one statement for a whole export was planned). `duplicates` is judged
+    here on each row's duplicate_of, which the statement computes anyway: as a condition it
+    would make one statement compute it for every row until a page is full."""
+    # Built once: a statement of this size is many objects, and one per window would make an
+    # export's memory grow with its length until the garbage collector ran.
+    marker = (bindparam("after_created_at", type_=invoices.c.created_at.type),
+              bindparam("after_id", type_=invoices.c.id.type))
+    unfiltered = replace(flt, duplicates=None)
+    following = _listed(caller, account, replace(unfiltered, after=marker),
+                        with_document).limit(window)
+    statement = following if flt.after else _listed(caller, account, unfiltered,
+                                                    with_document).limit(window)
+    params = {"after_created_at": flt.after[0], "after_id": flt.after[1]} if flt.after else {}
+    wanted = {None: lambda row: True, "only": lambda row: row.duplicate_of is not None,
+              "exclude": lambda row: row.duplicate_of is None}[flt.duplicates]
+    while True:
+        rows = conn.execute(statement, params).all()
+        yield from (row for row in rows if wanted(row))
+        if len(rows) < window:
+            return
+        statement = following
+        params = {"after_created_at": rows[-1].created_at, "after_id": rows[-1].id}
+        del rows
+
+
+def _listed(caller: Caller, account: str, flt: ListFilter, with_document: bool):
     conds = [_visible(caller, account)]
     if flt.status:
         conds.append(_status == flt.status)
@@ -206,19 +248,17 @@ def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilte
     if flt.seller:
         conds.append(_own("seller_key").contains(search_key(flt.seller), autoescape=True))
     if flt.review == "required":
-        conds += [_status == "completed", results.c.review_required.is_(True),
+        conds += [_status == "completed", _review_required.is_(True),
                   invoices.c.review_resolved_at.is_(None)]
     elif flt.review == "resolved":
         conds.append(invoices.c.review_resolved_at.is_not(None))
     if flt.after:
-        ts, last_id = flt.after
-        conds.append(or_(invoices.c.created_at < ts,
-                         and_(invoices.c.created_at == ts, invoices.c.id < last_id)))
+        # A row value, which both planners read as one range of the index (an OR of the two
+        # cases made PostgreSQL sort every remaining row, lookups and all, for each page).
+        conds.append(tuple_(invoices.c.created_at, invoices.c.id) < tuple_(*flt.after))
     extra = (results.c.document, invoices.c.corrections) if with_document else ()
-    rows = conn.execute(_query(*extra).where(*conds)
-                        .order_by(invoices.c.created_at.desc(), invoices.c.id.desc())
-                        .limit(flt.limit)).all()
-    return [_view(r, with_document=with_document) for r in rows]
+    return (_query(caller, *extra).where(*conds)
+            .order_by(invoices.c.created_at.desc(), invoices.c.id.desc()))
 
 
 def file_location(conn: Connection, caller: Caller, account: str, invoice_id: str) -> str | None:
@@ -232,53 +272,33 @@ def file_location(conn: Connection, caller: Caller, account: str, invoice_id: st
     ).scalar()
 
 
-def review_state(row) -> dict | None:
-    """None until the invoice completed; then whether its extraction asks for review."""
-    if row.status != "completed":
-        return None
-    if row.review_resolved_at is not None:
-        state = "resolved"
-    else:
-        state = "required" if row.review_required else "not_required"
-    return {"state": state,
-            "resolved_at": (row.review_resolved_at.isoformat().replace("+00:00", "Z")
-                            if row.review_resolved_at else None),
-            "resolved_by": row.review_resolved_by}
-
-
-def _view(row, *, with_document: bool) -> dict:
-    view = invoice_view(row)
-    if with_document:
-        view["extraction"] = shown_document(row)
-    else:
-        view["summary"] = {name: getattr(row, name) for name in SUMMARY_FIELDS}
-    return view
-
-
-def invoice_view(row) -> dict:
-    """What every view of an invoice shows, before its extraction or summary."""
-    return {
-        "id": row.id,
-        "account": row.account,
-        "status": row.status,
-        "content_hash": row.content_hash,
-        "uploaded_by": {"key_id": row.uploaded_by, "role": row.uploader_role,
-                        "name": row.uploader_name},
-        "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
-        "error": ({"code": row.error_code, "message": row.error_message}
-                  if row.status == "failed" else None),
-        "version": row.version,
-        "review": review_state(row),
-    }
-
-
-def review_queue(conn: Connection) -> list[tuple[str, int]]:
-    """(account, invoices waiting for review) of every account that has any."""
+def review_queue(conn: Connection) -> list[tuple[str, int, int]]:
+    """(account, invoices waiting for review, uploads of a file the account already had) of
+    every account that has either: the operator's view of what waits and of what may be paid
+    twice (the same bytes; other files billing the same thing are judged per invoice)."""
     waiting = (select(invoices.c.account, func.count().label("waiting"))
                .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
                             .outerjoin(_leader, _leader.c.id == jobs.c.leader_id)
                             .join(results, results.c.id == _result_id))
-               .where(_status == "completed", results.c.review_required.is_(True),
+               .where(_status == "completed", _review_required.is_(True),
                       invoices.c.review_resolved_at.is_(None))
                .group_by(invoices.c.account).order_by(invoices.c.account))
-    return [(r.account, r.waiting) for r in conn.execute(waiting)]
+    counts = {r.account: [r.waiting, 0] for r in conn.execute(waiting)}
+    copies = (select(invoices.c.account,
+                     (func.count() - func.count(invoices.c.content_hash.distinct())).label("n"))
+              .group_by(invoices.c.account))
+    for r in conn.execute(copies):
+        if r.n:
+            counts.setdefault(r.account, [0, 0])[1] = r.n
+    return [(account, *counts[account]) for account in sorted(counts)]
+
+
+def event_state(conn: Connection, account: str, invoice_id: str) -> dict | None:
+    """The invoice as a webhook event describes it (domain.webhooks.event_data): its status,
+    version, review and the extraction it shows; None once it is gone."""
+    row = conn.execute(_query(None, results.c.document, invoices.c.corrections)
+                       .where(visible_to(account), invoices.c.id == invoice_id)).first()
+    if row is None:
+        return None
+    return {"status": row.status, "version": row.version, "review": review_state(row),
+            "document": shown_document(row)}

@@ -9,7 +9,7 @@ never arrives before what it tells of is visible:
 - `ledgerline_job_ended` (payload: the job id): a worker completed or failed a job. API
   processes holding a `Prefer: wait` for it answer at once (adapters/job_endings.py).
 
-SQLite has a single writer and no such channel; there nothing is sent here.
+SQLite has a single writer and no such channel: only the PostgreSQL modules call these.
 """
 from __future__ import annotations
 
@@ -29,14 +29,12 @@ STOP_CHECK_SECONDS = 1.0
 
 def announce_new_job(conn: Connection) -> None:
     """Inside the transaction that records the job: wake listening workers on commit."""
-    if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql(f"NOTIFY {NEW_JOB}")
+    conn.exec_driver_sql(f"NOTIFY {NEW_JOB}")
 
 
 def announce_job_ended(conn: Connection, job_id: str) -> None:
     """Inside the transaction that ends the job: wake the requests waiting for it, on commit."""
-    if conn.dialect.name == "postgresql":
-        conn.execute(select(func.pg_notify(JOB_ENDED, job_id)))
+    conn.execute(select(func.pg_notify(JOB_ENDED, job_id)))
 
 
 def job_ended_notice(job_id):
@@ -59,10 +57,8 @@ class Listener(threading.Thread):
 
     @classmethod
     def wake_workers(cls, engine: Engine, wake: threading.Event,
-                     stop: threading.Event) -> Listener | None:
-        """A worker process's listener for new jobs (none on SQLite)."""
-        if engine.dialect.name != "postgresql":
-            return None
+                     stop: threading.Event) -> Listener:
+        """A worker process's listener for new jobs."""
         listener = cls(engine, NEW_JOB, on_message=lambda _payload: wake.set(),
                        on_listening=wake.set, stop=stop)
         listener.start()

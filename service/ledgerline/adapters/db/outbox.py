@@ -4,18 +4,28 @@ queue delivery workers claim them from.
 An event becomes one delivery row per endpoint of the account subscribed to its type, in one
 INSERT … SELECT inside the caller's transaction: the event exists exactly when the change it
 reports committed, and an account without endpoints pays one indexed read that inserts
-nothing. Claims, renewals and outcomes work like the job table's (adapters/db/jobs.py): one
+nothing. Claims, renewals and outcomes work like the job table's (adapters/db/claims.py): one
 conditional statement each, times from the database's clock, and a fencing token, so that a
 worker that lost its lease changes nothing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Connection, and_, case, func, literal, or_, select, update
 
-from ...domain.webhooks import DELIVERED, DELIVERING, FAILED, PENDING, event_id
+from ...domain.webhooks import (
+    CANCELLED,
+    DELIVERED,
+    DELIVERING,
+    FAILED,
+    PENDING,
+    PING,
+    decayed_usage,
+    event_id,
+    ping_event_id,
+)
 from .clock import db_now, db_now_plus
 from .tables import invoices, jobs, webhook_attempts, webhook_deliveries, webhook_endpoints
 
@@ -82,6 +92,15 @@ def job_event_insert(job_id, event_type: str, detail: str | None = None, *, when
 
 
 # --- delivery workers ----------------------------------------------------------------------
+#
+# A claim takes an endpoint first, then its next due delivery. An endpoint has at most one
+# delivery in flight (`busy_until`, the lease of that delivery), so a slow or failing receiver
+# holds one delivery thread at a time. The endpoint claimed is that of the account that used
+# the least delivery time lately (`usage_seconds`, the seconds its attempts took, halved every
+# USAGE_HALF_LIFE_SECONDS), then its endpoint that used least, then the one served longest ago
+# (`claimed_at`): a receiver that answers at once is never queued behind one that takes the
+# whole timeout, which waits its turn, and accounts alike take turns. Each claim reads every
+# idle endpoint with something due (an index probe each), never the deliveries waiting behind.
 
 @dataclass(frozen=True)
 class Claimed:
@@ -98,21 +117,44 @@ class Claimed:
     token: int
     now: datetime        # the database's time at the claim: the signature's timestamp
     url: str
-    secret: str
+    secrets: tuple[str, ...]  # the endpoint's secret, and a rotated one still in its grace
+    payload: str | None  # the body, once the first attempt made it
+
+
+def _due(now):
+    """A delivery to attempt now: pending and due, or in flight under an expired lease."""
+    return (d.c.status.in_([PENDING, DELIVERING]), d.c.next_attempt_at <= now,
+            or_(d.c.status == PENDING, d.c.lease_expires_at <= now))
+
+
+def _next_endpoint(now):
+    mate = e.alias("mate")
+    account_usage = (select(func.sum(mate.c.usage_seconds))
+                     .where(mate.c.account == e.c.account).scalar_subquery())
+    has_due = (select(d.c.id).where(d.c.endpoint_id == e.c.id, *_due(now),
+                                    or_(e.c.disabled_at.is_(None), d.c.type == PING))
+               .exists())
+    return (select(e.c.id, e.c.url, e.c.disabled_at, e.c.secret, e.c.previous_secret,
+                   (e.c.previous_secret_until > now).label("previous_signs"),
+                   e.c.usage_seconds, e.c.claimed_at)
+            .where(or_(e.c.busy_until.is_(None), e.c.busy_until <= now), has_due)
+            .order_by(account_usage, e.c.usage_seconds, e.c.claimed_at.asc().nulls_first(), e.c.id)
+            .limit(1).with_for_update(skip_locked=True, of=e))
 
 
 def claim(conn: Connection, owner: str, lease_seconds: float) -> Claimed | None:
-    """The next due delivery of an enabled endpoint, or one whose lease ran out; in one
-    statement, with its fencing token raised (SKIP LOCKED on PostgreSQL, SQLite's single
-    writer elsewhere)."""
+    """The next due delivery of the next idle endpoint in fair order (a disabled endpoint
+    gets only its pings), claimed with its fencing token raised; the endpoint is busy for the
+    lease. SKIP LOCKED on PostgreSQL, SQLite's single writer elsewhere."""
     now = db_now()
-    candidate = (
-        select(d.c.id).select_from(d.join(e, e.c.id == d.c.endpoint_id))
-        .where(d.c.status.in_([PENDING, DELIVERING]), e.c.disabled_at.is_(None),
-               or_(and_(d.c.status == PENDING, d.c.next_attempt_at <= now),
-                   and_(d.c.status == DELIVERING, d.c.lease_expires_at <= now)))
-        .order_by(d.c.next_attempt_at).limit(1)
-        .with_for_update(skip_locked=True, of=d).scalar_subquery())
+    endpoint = conn.execute(_next_endpoint(now)).first()
+    if endpoint is None:
+        return None
+    due = [d.c.endpoint_id == endpoint.id, *_due(now)]
+    if endpoint.disabled_at is not None:
+        due.append(d.c.type == PING)
+    candidate = (select(d.c.id).where(*due).order_by(d.c.next_attempt_at, d.c.id).limit(1)
+                 .with_for_update(skip_locked=True).scalar_subquery())
     row = conn.execute(
         update(d).where(d.c.id == candidate)
         .values(status=DELIVERING, lease_owner=owner, lease_expires_at=db_now_plus(lease_seconds),
@@ -120,13 +162,34 @@ def claim(conn: Connection, owner: str, lease_seconds: float) -> Claimed | None:
                 first_attempt_at=func.coalesce(d.c.first_attempt_at, now))
         .returning(d.c.id, d.c.endpoint_id, d.c.event_id, d.c.account, d.c.type,
                    d.c.invoice_id, d.c.detail, d.c.occurred_at, d.c.attempts,
-                   d.c.fencing_token, now.label("now"))).first()
+                   d.c.fencing_token, d.c.payload, now.label("now"))).first()
     if row is None:
         return None
-    endpoint = conn.execute(select(e.c.url, e.c.secret).where(e.c.id == row.endpoint_id)).first()
+    since = (row.now - endpoint.claimed_at).total_seconds() if endpoint.claimed_at else 0.0
+    conn.execute(update(e).where(e.c.id == endpoint.id).values(
+        claimed_at=row.now, busy_until=db_now_plus(lease_seconds),
+        usage_seconds=decayed_usage(endpoint.usage_seconds, since)))
+    secrets = (endpoint.secret,) + ((endpoint.previous_secret,)
+                                    if endpoint.previous_signs and endpoint.previous_secret else ())
     return Claimed(row.id, row.endpoint_id, row.event_id, row.account, row.type, row.invoice_id,
                    row.detail, row.occurred_at, row.attempts, owner, row.fencing_token,
-                   row.now, endpoint.url, endpoint.secret)
+                   row.now, endpoint.url, secrets, row.payload)
+
+
+def keep_payload(conn: Connection, claimed: Claimed, body: str) -> Claimed:
+    """The body of this delivery's every attempt, made at its first."""
+    conn.execute(update(d).where(_fenced(claimed)).values(payload=body))
+    return replace(claimed, payload=body)
+
+
+def ping(conn: Connection, account: str, endpoint_id: str) -> str:
+    """A test event for one endpoint, due now; its event id."""
+    event = ping_event_id()
+    conn.execute(d.insert().values(
+        id=f"{endpoint_id}:{event}", endpoint_id=endpoint_id, event_id=event, account=account,
+        type=PING, invoice_id="", detail=None, occurred_at=db_now(), status=PENDING,
+        attempts=0, next_attempt_at=db_now(), fencing_token=0))
+    return event
 
 
 def _fenced(claimed: Claimed):
@@ -138,9 +201,18 @@ def _fenced(claimed: Claimed):
 class Attempt:
     started_at: datetime   # database time at the claim
     duration_ms: int
+    outcome: str           # domain.webhooks.OUTCOMES
     status_code: int | None
     error: str | None
     response_excerpt: str | None
+
+
+def _endpoint_still_there(conn: Connection, claimed: Claimed) -> bool:
+    """Lock the endpoint's row for this outcome (PostgreSQL; SQLite's writer is single), so
+    that deleting the endpoint waits for the outcome or the outcome finds it gone: the attempt
+    of a deleted endpoint is recorded nowhere."""
+    return conn.execute(select(e.c.id).where(e.c.id == claimed.endpoint_id)
+                        .with_for_update()).first() is not None
 
 
 def log_attempt(conn: Connection, claimed: Claimed, attempt: Attempt) -> None:
@@ -149,31 +221,55 @@ def log_attempt(conn: Connection, claimed: Claimed, attempt: Attempt) -> None:
     conn.execute(webhook_attempts.insert().values(
         delivery_id=claimed.id, attempt=claimed.attempt, started_at=attempt.started_at,
         duration_ms=attempt.duration_ms, status_code=attempt.status_code,
-        error=_clip(attempt.error), response_excerpt=_clip(attempt.response_excerpt)))
+        error=_clip(attempt.error), response_excerpt=_clip(attempt.response_excerpt),
+        outcome=attempt.outcome))
 
 
-def delivered(conn: Connection, claimed: Claimed, attempt: Attempt) -> bool:
+def _release(conn: Connection, claimed: Claimed, attempt: Attempt, done) -> bool:
+    """`done`, the fenced update of the delivery; the endpoint is free again if it held, and
+    the attempt's time is added to what it used."""
+    if not done:
+        return False
+    conn.execute(update(e).where(e.c.id == claimed.endpoint_id).values(
+        busy_until=None, usage_seconds=e.c.usage_seconds + attempt.duration_ms / 1000))
+    return True
+
+
+def delivered(conn: Connection, claimed: Claimed, attempt: Attempt) -> str | None:
+    """The delivery is delivered; returns its status (None: lease lost, CANCELLED: the
+    endpoint was deleted meanwhile)."""
+    if not _endpoint_still_there(conn, claimed):
+        return CANCELLED
     log_attempt(conn, claimed, attempt)
     done = conn.execute(update(d).where(_fenced(claimed)).values(
         status=DELIVERED, delivered_at=db_now(), lease_owner=None, lease_expires_at=None,
         last_status_code=attempt.status_code, last_error=None)).rowcount
-    conn.execute(update(e).where(e.c.id == claimed.endpoint_id, e.c.failing_since.is_not(None))
-                 .values(failing_since=None))
-    return bool(done)
+    if claimed.type != PING:  # a ping says nothing of the endpoint's deliveries
+        conn.execute(update(e).where(e.c.id == claimed.endpoint_id,
+                                     e.c.failing_since.is_not(None))
+                     .values(failing_since=None))
+    return DELIVERED if _release(conn, claimed, attempt, done) else None
 
 
 def failed(conn: Connection, claimed: Claimed, attempt: Attempt, *, retry_in: float,
            give_up_after: float, disable_after: float) -> str | None:
     """Schedule the next attempt, or give the delivery up once its first attempt is older
-    than `give_up_after` seconds; an endpoint that kept failing for `disable_after` seconds
-    is disabled with a reason. Returns the delivery's new status (None: lease lost)."""
+    than `give_up_after` seconds (a ping: at once); an endpoint whose deliveries kept failing
+    for `disable_after` seconds is disabled with a reason. Returns the delivery's new status
+    (None: lease lost; CANCELLED: the endpoint was deleted meanwhile)."""
+    if not _endpoint_still_there(conn, claimed):
+        return CANCELLED
     log_attempt(conn, claimed, attempt)
-    gives_up = d.c.first_attempt_at < db_now_plus(-give_up_after)
+    gives_up = (literal(True) if claimed.type == PING
+                else d.c.first_attempt_at < db_now_plus(-give_up_after))
     status = conn.execute(update(d).where(_fenced(claimed)).values(
         status=case((gives_up, FAILED), else_=PENDING),
         next_attempt_at=db_now_plus(retry_in), lease_owner=None, lease_expires_at=None,
         last_status_code=attempt.status_code, last_error=_clip(attempt.error))
         .returning(d.c.status)).scalar()
+    _release(conn, claimed, attempt, status is not None)
+    if claimed.type == PING:
+        return status
     conn.execute(update(e).where(e.c.id == claimed.endpoint_id, e.c.failing_since.is_(None))
                  .values(failing_since=db_now()))
     conn.execute(update(e).where(e.c.id == claimed.endpoint_id, e.c.disabled_at.is_(None),

@@ -209,18 +209,28 @@ def _money(value) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.000001"))
 
 
+QUEUE_STATES = ("pending", "retrying", "running")
+
+
 @dataclass(frozen=True)
 class QueueState:
-    pending: int
-    oldest_pending_age: float
-    running: int
+    """Jobs in flight by state, and how long the oldest of each has been in it: `pending`
+    (claimable now, since created), `retrying` (waiting out a backoff before its next attempt,
+    since created), `running` (a worker holds it, since claimed)."""
+    depth: dict[str, int]
+    oldest_age: dict[str, float]
     expired_leases: int
 
 
 _QUEUE_SQL = """
-SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
-       min(created_at) FILTER (WHERE status = 'pending') AS oldest_pending,
+SELECT count(*) FILTER (WHERE status = 'pending' AND run_after <= {now}) AS pending,
+       min(created_at) FILTER (WHERE status = 'pending' AND run_after <= {now})
+           AS pending_since,
+       count(*) FILTER (WHERE status = 'pending' AND run_after > {now}) AS retrying,
+       min(created_at) FILTER (WHERE status = 'pending' AND run_after > {now})
+           AS retrying_since,
        count(*) FILTER (WHERE status = 'running') AS running,
+       min(claimed_at) FILTER (WHERE status = 'running') AS running_since,
        count(*) FILTER (WHERE status = 'running' AND lease_expires_at <= {now}) AS expired,
        {now} AS now
 FROM jobs
@@ -234,8 +244,13 @@ def queue_state(conn: Connection) -> QueueState:
     """The work queue for the metrics, by the database's clock: joined uploads wait on their
     leader, not in the queue. Reads only the partial indexes of work in flight."""
     stmt = text(_QUEUE_SQL.format(now=_NOW[conn.dialect.name])).columns(
-        oldest_pending=UTC(), now=UTC())
-    r = conn.execute(stmt).one()
-    age = (r.now - r.oldest_pending).total_seconds() if r.oldest_pending else 0.0
-    return QueueState(pending=int(r.pending), oldest_pending_age=max(age, 0.0),
-                      running=int(r.running), expired_leases=int(r.expired))
+        pending_since=UTC(), retrying_since=UTC(), running_since=UTC(), now=UTC())
+    r = conn.execute(stmt).one()._mapping
+
+    def age(state: str) -> float:
+        since = r[f"{state}_since"]
+        return max((r["now"] - since).total_seconds(), 0.0) if since else 0.0
+
+    return QueueState(depth={s: int(r[s]) for s in QUEUE_STATES},
+                      oldest_age={s: age(s) for s in QUEUE_STATES},
+                      expired_leases=int(r["expired"]))

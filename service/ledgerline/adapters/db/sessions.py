@@ -23,22 +23,29 @@ def _hash(session_id: str) -> str:
 
 
 def open_session(conn: Connection, key_id: str, seconds: float) -> str:
-    """A new session for the operator key; its id (only its hash is stored)."""
+    """A new session for the key; its id (only its hash is stored)."""
     session_id = secrets.token_urlsafe(32)
     conn.execute(s.insert().values(id_hash=_hash(session_id), key_id=key_id,
                                    created_at=db_now(), expires_at=db_now_plus(seconds)))
     return session_id
 
 
-def operator_of(conn: Connection, session_id: str) -> Caller | None:
+# Who may sign in: operators (the reports), customers and dashboard keys (their account's
+# review screen). A supplier sees only its own uploads and reviews nothing.
+SIGN_IN_ROLES = (Role.OPERATOR, Role.CUSTOMER, Role.DASHBOARD)
+
+
+def caller_of(conn: Connection, session_id: str) -> Caller | None:
+    """The caller whose live session this is: its key still valid and of a signing-in role."""
     row = conn.execute(
         select(api_keys).select_from(s.join(api_keys, api_keys.c.id == s.c.key_id))
         .where(s.c.id_hash == _hash(session_id), s.c.expires_at > db_now(),
-               api_keys.c.role == Role.OPERATOR.value, api_keys.c.revoked_at.is_(None),
+               api_keys.c.role.in_([r.value for r in SIGN_IN_ROLES]),
+               api_keys.c.revoked_at.is_(None),
                or_(api_keys.c.expires_at.is_(None), api_keys.c.expires_at > db_now()))).first()
     if row is None:
         return None
-    return Caller(key_id=row.id, role=Role.OPERATOR, account=None, name=row.name)
+    return Caller(key_id=row.id, role=Role(row.role), account=row.account, name=row.name)
 
 
 def end_session(conn: Connection, session_id: str) -> bool:

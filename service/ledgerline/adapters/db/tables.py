@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import (BigInteger, Boolean, Column, ForeignKey, ForeignKeyConstraint, Index,
-                        Integer, MetaData, Numeric, String, Table, Text, UniqueConstraint, func,
-                        text)
+from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, ForeignKeyConstraint,
+                        Index, Integer, MetaData, Numeric, String, Table, Text, UniqueConstraint,
+                        func, text)
 from sqlalchemy.types import DateTime, TypeDecorator
 
 metadata = MetaData(naming_convention={
@@ -54,6 +54,13 @@ api_keys = Table(
     Column("expires_at", UTC, nullable=True),   # database time; NULL: never
     Column("revoked_at", UTC, nullable=True),
     Column("replaced_by", String(32), nullable=True),  # the key `keys rotate` made
+    # The secret's first characters (accounts.KEY_PREFIX_CHARS): public enough to tell which
+    # key a failure was about, never enough to use it. NULL for keys older than 0010.
+    Column("prefix", String(16), nullable=True),
+    Column("last_used_at", UTC, nullable=True),  # database time, written at most once a minute
+    # The caller this key speaks for: the first key of its rotations (NULL: itself).
+    Column("principal_id", String(32), nullable=True),
+    Index(None, "prefix"),
 )
 
 # One row (id 1). `generation` grows with every revocation, rotation and account deletion, so
@@ -107,8 +114,14 @@ results = Table(
     Column("seller_key", String(300)),
     Column("review_required", Boolean),  # the document's review.required, for ?review=
     Column("created_at", UTC, nullable=False),
+    # domain.duplicates.number_key of invoice_number, for the duplicate flag of lists and
+    # exports (adapters/db/duplicates.py), compared as stored like seller_key.
+    Column("number_key", String(200)),
     Index(None, "account", "cache_key"),
     Index(None, "account", "seller_key"),
+    # The same bill: the same seller and number, or the same seller, issue date and gross.
+    Index(None, "account", "seller_key", "number_key"),
+    Index(None, "account", "seller_key", "issue_date"),
 )
 
 # The exact result cache: (account, cache key) -> current result.
@@ -160,6 +173,10 @@ jobs = Table(
     Column("retry_of", String(32), nullable=True),
     Column("error_code", String(40), nullable=True),
     Column("error_message", Text, nullable=True),
+    # The upload that created the job: its request id and W3C traceparent, carried into the
+    # worker's log lines and trace for the job.
+    Column("request_id", String(128), nullable=True),
+    Column("trace_context", String(128), nullable=True),
     Column("created_at", UTC, nullable=False),
     Column("updated_at", UTC, nullable=False),
     Column("finished_at", UTC, nullable=True),
@@ -205,6 +222,10 @@ invoices = Table(
     Column("seller_key", String(300)),
     Column("review_resolved_at", UTC, nullable=True),
     Column("review_resolved_by", String(32), nullable=True),
+    # Once corrected, the invoice's own: its checks run again on the corrected values
+    # (domain.rechecks), and whether they ask for review.
+    Column("number_key", String(200)),
+    Column("review_required", Boolean, nullable=True),
     # Every invoice's original is recorded: a purge can never delete one still in use, and an
     # upload that trusted a row a purge has just removed fails instead of pointing at nothing.
     ForeignKeyConstraint(["account", "content_hash"], ["blobs.account", "blobs.content_hash"],
@@ -213,6 +234,8 @@ invoices = Table(
     Index(None, "account", "uploaded_by", "created_at", "id"),
     Index(None, "account", "content_hash", "created_at", "id"),  # the same file, oldest first
     Index(None, "account", "seller_key"),
+    Index(None, "account", "seller_key", "number_key"),
+    Index(None, "account", "seller_key", "issue_date"),
 )
 
 # The audit trail of an invoice: one row per correction or review resolution, with its author
@@ -246,6 +269,13 @@ webhook_endpoints = Table(
     Column("failing_since", UTC, nullable=True),      # first failure of the current streak
     Column("disabled_at", UTC, nullable=True),
     Column("disabled_reason", Text, nullable=True),
+    Column("claimed_at", UTC, nullable=True),         # last claim of one of its deliveries
+    # seconds its attempts took, halved every domain.webhooks.USAGE_HALF_LIFE_SECONDS since
+    # claimed_at: claims go to the account, then the endpoint, that used least
+    Column("usage_seconds", Float, nullable=False, server_default=text("0")),
+    Column("busy_until", UTC, nullable=True),         # the lease of its delivery in flight
+    Column("previous_secret", String(100), nullable=True),  # a rotated secret, signing until
+    Column("previous_secret_until", UTC, nullable=True),
     Index(None, "account"),
 )
 
@@ -259,7 +289,7 @@ webhook_deliveries = Table(
     Column("event_id", String(120), nullable=False),
     Column("account", String(63), nullable=False),
     Column("type", String(40), nullable=False),
-    Column("invoice_id", String(32), nullable=False),
+    Column("invoice_id", String(32), nullable=False),  # "" for an event of no invoice (ping)
     Column("detail", String(64), nullable=True),      # error code (failed), version (corrected)
     Column("occurred_at", UTC, nullable=False),
     Column("status", String(16), nullable=False),     # pending | delivering | delivered | failed
@@ -272,10 +302,12 @@ webhook_deliveries = Table(
     Column("delivered_at", UTC, nullable=True),
     Column("last_status_code", Integer, nullable=True),
     Column("last_error", String(500), nullable=True),
+    Column("payload", Text, nullable=True),          # the body of every attempt, from the first
     Index(None, "endpoint_id", "occurred_at"),
 )
 DELIVERABLE = text("status IN ('pending', 'delivering')")
-Index("ix_webhook_deliveries_queue", webhook_deliveries.c.next_attempt_at,
+Index("ix_webhook_deliveries_endpoint_queue", webhook_deliveries.c.endpoint_id,
+      webhook_deliveries.c.next_attempt_at,
       postgresql_where=DELIVERABLE, sqlite_where=DELIVERABLE)
 
 # The delivery log: every attempt, with what the receiver answered.
@@ -289,6 +321,7 @@ webhook_attempts = Table(
     Column("status_code", Integer, nullable=True),
     Column("error", String(500), nullable=True),
     Column("response_excerpt", String(500), nullable=True),
+    Column("outcome", String(32), nullable=True),     # domain.webhooks.OUTCOMES
     Index(None, "delivery_id"),
 )
 

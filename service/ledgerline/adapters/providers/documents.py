@@ -1,4 +1,4 @@
-"""An invoice-v1 document from what a hosted provider found, with the same checks as the rules.
+"""An invoice-v2 document from what a hosted provider found, with the same checks as the rules.
 
 A provider returns values as it read them (Textract: the text as printed; a chat model: the
 value it was asked for, and the text it copied it from). Here they are normalised with the
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from ...extraction import document as D
+from ...extraction.document_type import CREDIT_NOTE, signed_amounts
 from ...extraction.pipeline import LOW_CONFIDENCE
 from ...extraction.validation import apply_to_confidence, run_all
 from ...extraction.values.amounts import parse_amount, parse_percent
@@ -32,7 +33,7 @@ class Found:
 
 
 def normalised(name: str, text: str | None, *, currency: str | None = None):
-    """The field's value in invoice-v1's form (Decimal, date or text), or None."""
+    """The field's value in invoice-v2's form (Decimal, date or text), or None."""
     if text is None or not str(text).strip():
         return None
     text = str(text).strip()
@@ -45,6 +46,8 @@ def normalised(name: str, text: str | None, *, currency: str | None = None):
             return parse_date(text, month_first=currency in MONTH_FIRST_CURRENCIES)
     if name == "currency":
         return text.upper() if len(text) == 3 and text.isalpha() else None
+    if name == "document_type":
+        return text if text in D.DOCUMENT_TYPES else None
     return text
 
 
@@ -58,7 +61,7 @@ def line_item(description=None, quantity=None, unit_price=None, net_amount=None,
 
 def build(*, source: str, content_hash: str, pages: int, found: dict[str, Found],
           line_items: list[dict], reasons: list[str]) -> dict:
-    """The invoice-v1 document: fields, line items, validations and review reasons."""
+    """The invoice-v2 document: fields, line items, validations and review reasons."""
     currency = (found.get("currency") or Found(None, 0)).value
     fields = {}
     for name in D.FIELD_NAMES:
@@ -69,6 +72,12 @@ def build(*, source: str, content_hash: str, pages: int, found: dict[str, Found]
         fields[name] = (D.field_entry(name, value, item.confidence, item.raw, item.page,
                                       item.bbox) if value is not None
                         else D.field_entry(name, None, 0.0))
+    if fields["document_type"]["value"] == CREDIT_NOTE:  # money owed to the recipient
+        for name in D.AMOUNT_FIELDS:
+            if fields[name]["value"] is not None:
+                fields[name]["value"] = D.json_value(
+                    name, signed_amounts(Decimal(fields[name]["value"])))
+        line_items = [{**li, "net_amount": signed_amounts(li["net_amount"])} for li in line_items]
     values = {name: entry["value"] for name, entry in fields.items()}
     validations = run_all(values, line_items=line_items, totals=None, tax_breakdown=None)
     for name in D.KEY_FIELDS:

@@ -1,5 +1,5 @@
 """The JSON Schema a chat model answers in (OpenAI structured output, `strict`), built from
-invoice-v1's own fields and line-item keys.
+invoice-v2's own fields and line-item keys.
 
 Strict structured output accepts a subset of JSON Schema: every property required,
 `additionalProperties: false` everywhere, nullable types instead of optional keys, and (to stay
@@ -15,6 +15,8 @@ from importlib import resources
 
 SCHEMA_NAME = "invoice_page_findings"
 VALUE_FORMS = {
+    "documentTypeField": "invoice, or credit_note for a credit note or a correction that reduces "
+                         "what is owed",
     "textField": "the value as printed, on one line",
     "dateField": "a calendar date as YYYY-MM-DD",
     "currencyField": "an ISO 4217 code such as EUR",
@@ -42,7 +44,7 @@ def _object(properties: dict) -> dict:
 
 @lru_cache(maxsize=1)
 def invoice_schema() -> dict:
-    text = resources.files("ledgerline").joinpath("schemas/invoice-v1.schema.json").read_text()
+    text = resources.files("ledgerline").joinpath("schemas/invoice-v2.schema.json").read_text()
     return json.loads(text)
 
 

@@ -18,9 +18,9 @@ import json
 from ...domain.providers import (Provider, estimated_tokens, image_tokens, throttle_delay,
                                   token_cost)
 from ...extraction.errors import ExtractionError
+from ...ports.extractor import ESTIMATE, USAGE, CallContext, Cancelled, Progress
 from . import documents
-from .base import (ESTIMATE, USAGE, CallContext, Progress, ProviderError, Throttled, refused,
-                   unavailable)
+from .base import ProviderError, Throttled, refused, unavailable
 from .findings_schema import SCHEMA_NAME, findings_schema, response_format
 from .layout_text import page_text
 from .prepare import Prepared
@@ -194,8 +194,6 @@ class _Call:
 
     def _stop_if_cancelled(self) -> None:
         if self.context.cancel.is_set():
-            from ..sandbox import Cancelled
-
             raise Cancelled("the provider call was stopped (shutdown or lost lease)",
                             before_start=self.progress.requests == 0)
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ...domain.providers import Provider, client_request_token, page_cost, throttle_delay
+from ...ports.extractor import USAGE, CallContext, Cancelled, Progress
 from . import documents
-from .base import USAGE, CallContext, Progress, ProviderError, Throttled, refused, unavailable
+from .base import ProviderError, Throttled, refused, unavailable
 from .prepare import RENDER_DPI, Prepared
 from .textract_mapping import map_expense
 
@@ -196,8 +197,6 @@ class _Call:
 
     def _stop_if_cancelled(self) -> None:
         if self.context.cancel.is_set():
-            from ..sandbox import Cancelled
-
             raise Cancelled("the provider call was stopped (shutdown or lost lease)",
                             before_start=self.progress.requests == 0)
 

@@ -1,17 +1,17 @@
-"""Textract's AnalyzeExpense answer (ExpenseDocuments) as invoice-v1 values with provenance.
+"""Textract's AnalyzeExpense answer (ExpenseDocuments) as invoice-v2 values with provenance.
 
 The shapes are AWS's published ones: each ExpenseDocument has SummaryFields (a `Type` from
 Textract's standard taxonomy, an optional `LabelDetection`, a `ValueDetection` with `Text`,
 `Geometry` and `Confidence` in percent, `PageNumber`, a `Currency` for amounts) and
 LineItemGroups of LineItems of `LineItemExpenseFields` (ITEM, QUANTITY, UNIT_PRICE, PRICE,
-EXPENSE_ROW). Geometry is relative to the page, origin top left; invoice-v1 boxes are PDF
+EXPENSE_ROW). Geometry is relative to the page, origin top left; invoice-v2 boxes are PDF
 points, origin bottom left.
 """
 from __future__ import annotations
 
 from .documents import Found, line_item
 
-# Textract's standard field types, in order of preference for each invoice-v1 field.
+# Textract's standard field types, in order of preference for each invoice-v2 field.
 SUMMARY_TYPES = {
     "invoice_number": ("INVOICE_RECEIPT_ID",),
     "issue_date": ("INVOICE_RECEIPT_DATE",),

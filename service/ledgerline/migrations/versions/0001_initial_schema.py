@@ -1,7 +1,7 @@
 """Initial schema: accounts, keys, originals, results, the cache, jobs, invoices, the call ledger.
 
 Revision ID: 0001
-Revises: 
+Revises:
 """
 from alembic import op
 import sqlalchemy as sa

@@ -60,7 +60,7 @@ def _add_columns() -> None:
     op.add_column('api_keys', sa.Column('replaced_by', sa.String(32), nullable=True))
     op.add_column('results', sa.Column('seller_key', sa.String(300), nullable=True))
     op.add_column('results', sa.Column('review_required', sa.Boolean(), nullable=True))
-    for name, column in [
+    for _name, column in [
         ('version', sa.Column('version', sa.Integer(), nullable=False,
                               server_default=sa.text('0'))),
         ('corrected_at', sa.Column('corrected_at', _utc(), nullable=True)),

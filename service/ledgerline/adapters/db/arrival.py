@@ -1,0 +1,158 @@
+"""Arrival in SQL: the caller's job and invoice created or found, on either dialect.
+
+What both dialects share is here; each dialect's module (postgresql/arrival.py,
+sqlite/arrival.py) adds how a cache hit is recorded and answered (cache_hits.py) and how
+waiting workers are woken.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+from sqlalchemy import Connection, case, func, literal, select, update
+
+from ...domain.identity import Caller
+from ...domain.ids import new_id
+from ...domain.jobs import CacheOutcome
+from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
+from . import cache_hits
+from .claims import COMPLETED, PENDING, in_flight
+from .clock import db_now, db_now_plus
+from .tables import blobs, cache_entries, invoices, jobs
+
+
+def _fair_position(job: NewJob):
+    """domain.jobs.fair_position in SQL: two index probes on the queue's partial indexes."""
+    q, mine = jobs.alias("q"), jobs.alias("mine")
+    head = func.coalesce(
+        select(func.min(q.c.fair_position))
+        .where(in_flight(q), q.c.extractor_versions == job.extractor_versions)
+        .scalar_subquery(), 0)
+    after_last = func.coalesce(
+        select(func.max(mine.c.fair_position) + 1)
+        .where(in_flight(mine), mine.c.account == job.account).scalar_subquery(), 0)
+    return case((after_last > head, after_last), else_=head)
+
+
+class SqlArrival(ABC):
+    def __init__(self, conn: Connection, insert: Callable):
+        self.conn, self._insert = conn, insert
+
+    def announce_new_job(self) -> None:  # noqa: B027 - a hook: only PostgreSQL notifies
+        """Inside the transaction that records work: wake listening workers on commit."""
+
+    @abstractmethod
+    def found_hit(self, own_only: bool, params: dict) -> cache_hits.Found | None:
+        """The dialect's recording of a hit (cache_hits.py)."""
+
+    def serve_hit(self, caller: Caller, job: NewJob) -> ServedHit | None:
+        job_id, invoice_id = new_id("job"), new_id("inv")
+        found = self.found_hit(caller.sees_only_own_uploads(),
+                               cache_hits.parameters(caller, job, job_id, invoice_id))
+        if found is None:
+            return None
+        return cache_hits.served(caller, job, job_id, invoice_id, found)
+
+    def job_by_idempotency_key(self, account: str, caller_id: str, key: str,
+                               ttl_seconds: float) -> KeyedJob | None:
+        """The operation under the caller's key; `expired` once it is older than the key's
+        lifetime (by the database's clock), after which the key names nothing."""
+        row = self.conn.execute(
+            select(jobs.c.id, jobs.c.request_hash,
+                   func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
+                   (jobs.c.created_at < db_now_plus(-ttl_seconds)).label("expired"))
+            .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
+            .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
+                   jobs.c.idempotency_key == key)
+        ).first()
+        if row is None:
+            return None
+        return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
+
+    def forget_idempotency_key(self, job_id: str) -> None:
+        self.conn.execute(update(jobs).where(jobs.c.id == job_id)
+                          .values(idempotency_key=None, updated_at=db_now()))
+
+    def inflight_leader(self, account: str, cache_key: str, *,
+                        joinable_only: bool) -> str | None:
+        """Joining locks the leader's row (FOR SHARE) until the joiner commits: a leader that
+        fails or completes meanwhile waits for the join to commit, and a leader whose failure
+        committed first is no longer found."""
+        if joinable_only:
+            query = (select(jobs.c.id)
+                     .where(jobs.c.account == account, jobs.c.inflight_key == cache_key)
+                     .with_for_update(read=True))
+        else:
+            query = select(jobs.c.id).where(jobs.c.account == account,
+                                            jobs.c.cache_key == cache_key, in_flight()).limit(1)
+        return self.conn.execute(query).scalar()
+
+    def cached_result(self, account: str, cache_key: str) -> str | None:
+        return self.conn.execute(
+            select(cache_entries.c.result_id)
+            .where(cache_entries.c.account == account, cache_entries.c.cache_key == cache_key)
+        ).scalar()
+
+    def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
+                   result_id: str | None = None, joinable: bool = False,
+                   would_be: str | None = None) -> str:
+        """Times from the database clock."""
+        job_id = new_id("job")
+        finished = result_id is not None
+        works = not finished and leader_id is None
+        self.conn.execute(jobs.insert().values(
+            id=job_id, account=job.account, caller_id=job.caller_id,
+            idempotency_key=job.idempotency_key, request_hash=job.request_hash,
+            cache_key=job.cache_key, content_hash=job.content_hash,
+            status=COMPLETED if finished else PENDING, outcome=outcome.value, would_be=would_be,
+            fresh=job.fresh, leader_id=leader_id,
+            inflight_key=job.cache_key if joinable else None, result_id=result_id,
+            fencing_token=0, attempts=0, extractor_versions=job.extractor_versions,
+            fair_position=_fair_position(job) if works else 0, retry_of=job.retry_of,
+            request_id=job.request_id, trace_context=job.trace_context,
+            run_after=db_now(), created_at=db_now(), updated_at=db_now(),
+            finished_at=db_now() if finished else None,
+        ))
+        return job_id
+
+    def insert_invoice(self, job: NewJob, job_id: str) -> str:
+        invoice_id = new_id("inv")
+        self.conn.execute(invoices.insert().from_select(
+            ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
+            select(literal(invoice_id), literal(job.account), literal(job.caller_id),
+                   jobs.c.id, literal(job.content_hash), jobs.c.created_at)
+            .where(jobs.c.id == job_id)))
+        return invoice_id
+
+    def blob_key(self, account: str, content_hash: str) -> str | None:
+        return self.conn.execute(
+            select(blobs.c.storage_key)
+            .where(blobs.c.account == account, blobs.c.content_hash == content_hash)
+        ).scalar()
+
+    def record_blob(self, account: str, content_hash: str, storage_key: str,
+                    size: int) -> bool:
+        """Whether the row is new: told by RETURNING, since an INSERT that ON CONFLICT did
+        nothing reports no row count on PostgreSQL (psycopg gives -1)."""
+        return self.conn.execute(self._insert(blobs).values(
+            account=account, content_hash=content_hash, storage_key=storage_key, size=size,
+            stored_at=db_now(),
+        ).on_conflict_do_nothing().returning(blobs.c.account)).first() is not None
+
+    def retry_target(self, invoice_id: str) -> RetryTarget | None:
+        conn = self.conn
+        own = conn.execute(select(jobs.c.id, jobs.c.leader_id, jobs.c.status)
+                           .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id))
+                           .where(invoices.c.id == invoice_id)
+                           .with_for_update(of=jobs)).first()
+        if own is None:
+            return None
+        status = own.status
+        if own.leader_id is not None:
+            status = conn.execute(select(jobs.c.status)
+                                  .where(jobs.c.id == own.leader_id)).scalar()
+        return RetryTarget(own.id, status)
+
+    def follow(self, job_id: str, worker_job_id: str) -> None:
+        self.conn.execute(update(jobs).where(jobs.c.id == job_id)
+                          .values(leader_id=worker_job_id, updated_at=db_now()))

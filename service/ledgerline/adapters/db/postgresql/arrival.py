@@ -1,0 +1,54 @@
+"""Arrival on PostgreSQL: a cache hit recorded and answered in one statement (data-modifying
+CTEs in autocommit: one round trip), and workers woken by NOTIFY."""
+from __future__ import annotations
+
+import functools
+
+from sqlalchemy import exists, func, select, true
+from sqlalchemy.dialects import postgresql
+
+from ..arrival import SqlArrival
+from ..cache_hits import (OLDEST_FIRST, Found, entry, event_insert, invoice_insert, job_values,
+                          same_file, same_seller)
+from ...invoice_views import DUPLICATE_FIELDS
+from ..notify import announce_new_job
+from ..tables import invoices, jobs
+
+
+class PostgresArrival(SqlArrival):
+    def announce_new_job(self) -> None:
+        announce_new_job(self.conn)
+
+    def found_hit(self, own_only: bool, params: dict) -> Found | None:
+        row = self.conn.execute(_one_statement(own_only), params).first()
+        if row is None:
+            return None
+        return Found(row, row.same_file or [], row.same_seller or [])
+
+
+@functools.cache
+def _one_statement(own_only: bool):
+    """The entry, the job, the invoice and the event, and what the answer shows."""
+    hit = entry().cte("hit_entry")
+    values = job_values(hit.c.result_id)
+    new_job = (postgresql.insert(jobs).from_select(list(values), select(*values.values()),
+                                                   include_defaults=False)
+               .on_conflict_do_nothing()
+               .returning(jobs.c.id, jobs.c.created_at).cte("hit_job"))
+    new_invoice = invoice_insert(new_job).returning(invoices.c.id).cte("hit_invoice")
+    event = event_insert(only_if=exists(select(new_invoice.c.id))).cte("hit_event")
+
+    # The same file's ids (the oldest few) and the seller's candidates as rows, for
+    # domain.duplicates to judge, each as one array in the query's order.
+    files = same_file(own_only).add_columns(invoices.c.created_at).subquery()
+    sellers = same_seller(own_only, select(hit.c.seller_key).scalar_subquery())
+    return (select(new_job.c.created_at, hit.c.document, hit.c.review_required,
+                   hit.c.seller_key, *(hit.c[name] for name in DUPLICATE_FIELDS),
+                   select(func.array_agg(postgresql.aggregate_order_by(
+                       files.c.id, files.c.created_at, files.c.id)))
+                   .scalar_subquery().label("same_file"),
+                   sellers.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
+                       func.json_build_array(*sellers.selected_columns), *OLDEST_FIRST)))
+                   .order_by(None).scalar_subquery().label("same_seller"))
+            .select_from(new_invoice.join(new_job, true()).join(hit, true()))
+            .add_cte(event))
