@@ -1,18 +1,21 @@
-"""Crafted query parameters and headers never make the API fail (hypothesis).
+"""Crafted query parameters, headers and JSON bodies never make the API fail (hypothesis).
 
 Every operation of the OpenAPI document gets its own parameters and random ones, with values
 from the shapes that used to crash parsers (thousands of digits, dates at the ends of the
 calendar, cursors encoding any text, control characters, unicode) and every header the edge
-reads. Keys are valid, so the requests get past authentication to the parsers; the only
-promise checked is the one that matters here: no 5xx.
+reads; every JSON body (a correction, a review, a webhook registration, a replay) gets text
+with NUL, control characters and lone surrogates, and values buried up to 200,000 levels deep.
+Keys are valid, so the requests get past authentication to the parsers; the only promise
+checked is the one that matters here: no 5xx.
 """
 from __future__ import annotations
 
 import base64
+import json
 import string
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ledgerline.http.docs import openapi_document
@@ -99,3 +102,74 @@ def test_the_crafted_requests_reached_past_authentication():
     if not STATUSES:
         pytest.skip("the fuzz test did not run in this process")
     assert 200 in STATUSES and 400 in STATUSES, STATUSES
+
+
+# --- JSON bodies ------------------------------------------------------------------------------
+
+# Text with everything the red team sent: NUL and other controls, lone surrogates, any plane.
+hostile_text = st.one_of(
+    st.text(st.characters(exclude_categories=()), max_size=60),
+    st.sampled_from(["a\x00b", "a\ud800b", "\udfff", "\x1b[31m", "\u202e", "x" * 5000]))
+
+
+def nested(depth: int, inner: str = '"x"') -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+@pytest.fixture(scope="module")
+def completed_invoice(api_env):
+    from ledgerline.service_layer.worker import Worker
+
+    made = api_env.app().test_client().post(
+        "/v1/accounts/acme/invoices", data=pdf_bytes("crafted-json"),
+        headers={"Authorization": f"Bearer {api_env.acme.keys['customer']}",
+                 "Content-Type": "application/pdf"}).json
+    while Worker(api_env.services).run_once():
+        pass
+    return made["id"]
+
+
+@st.composite
+def json_bodies(draw, invoice: str):
+    text = draw(hostile_text)
+    kind = draw(st.sampled_from(["patch", "review", "webhook", "replay"]))
+    path = {"patch": f"/v1/accounts/acme/invoices/{invoice}",
+            "review": f"/v1/accounts/acme/invoices/{invoice}/review",
+            "webhook": "/v1/accounts/acme/webhooks",
+            "replay": "/v1/accounts/acme/webhooks/whk_1/replay"}[kind]
+    body = {"patch": {"fields": {draw(st.sampled_from(["invoice_number", "seller_name",
+                                                        "gross_total", "iban"])): text},
+                      "line_items": [{"description": text, "net_amount": "1.00"}],
+                      "reason": text},
+            "review": {"reasons": [text], "note": text},
+            "webhook": {"url": f"https://hooks.example/{text}", "events": ["invoice.completed"]},
+            "replay": {"event_ids": [text]}}[kind]
+    raw = json.dumps(body)
+    depth = draw(st.one_of(st.just(0), st.integers(1, 200_000)))
+    if depth:  # the same body with one of its values buried deep
+        raw = raw.replace(json.dumps(text), nested(depth, json.dumps(text)), 1)
+    return ("PATCH" if kind == "patch" else "POST"), path, raw
+
+
+@given(data=st.data())
+@example(data=None)  # the red team's cases first, every run
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_no_json_body_makes_the_api_fail(client, api_env, completed_invoice, data):
+    if data is None:
+        cases = [("PATCH", f"/v1/accounts/acme/invoices/{completed_invoice}",
+                  json.dumps({"line_items": [{"description": "a\ud800b"}], "reason": "a\x00b"})),
+                 ("POST", f"/v1/accounts/acme/invoices/{completed_invoice}/review",
+                  json.dumps({"note": "a\ud800\x00"})),
+                 ("PATCH", f"/v1/accounts/acme/invoices/{completed_invoice}",
+                  '{"fields": ' + nested(100_000) + "}"),
+                 ("POST", "/v1/accounts/acme/webhooks", '{"url": ' + nested(100_000) + "}"),
+                 ("POST", "/v1/accounts/acme/webhooks",
+                  json.dumps({"url": "https://hooks.example/\ud800", "events": ["invoice.completed"]}))]
+    else:
+        cases = [data.draw(json_bodies(completed_invoice))]
+    for method, path, raw in cases:
+        resp = client.open(path, method=method, data=raw, headers={
+            "Authorization": f"Bearer {api_env.acme.keys['customer']}",
+            "Content-Type": "application/json"})
+        assert resp.status_code < 500, (method, path, raw[:200], resp.get_data(as_text=True)[:500])

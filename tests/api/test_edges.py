@@ -22,7 +22,7 @@ from ledgerline.domain import errors
 from ledgerline.http import limits
 from ledgerline.http.docs import openapi_document
 from ledgerline.http.gevent_worker import BodyTimeout
-from ledgerline.http.problem_types import TYPES
+from ledgerline.http.problems import catalogue
 from ledgerline.service_layer import report
 from tests.conftest import REPO
 from tests.fakes import pdf_bytes
@@ -50,22 +50,35 @@ def counting_queries(engine):
 
 # --- the API describes itself ------------------------------------------------------------
 
-def test_openapi_json_is_the_yaml_with_the_running_version_and_invoice_v1_embedded(api_env):
+def test_openapi_json_names_the_server_the_request_came_to(api_env):
+    client = api_env.app().test_client()
+    for host, url in [("api.example.com:8443", "http://api.example.com:8443"),
+                      ("10.0.0.7", "http://10.0.0.7")]:
+        assert client.get("/openapi.json", headers={"Host": host}).json["servers"] == [
+            {"url": url}]
+    behind = api_env.app(trusted_proxy_hops=1).test_client().get("/openapi.json", headers={
+        "X-Forwarded-Proto": "https", "X-Forwarded-Host": "invoices.example.org"})
+    assert behind.json["servers"] == [{"url": "https://invoices.example.org"}]
+    assert "servers" not in yaml.safe_load((REPO / "schemas" / "openapi.yaml").read_text())
+
+
+def test_openapi_json_is_the_generated_document_with_invoice_v2_embedded(api_env):
     served = api_env.app().test_client().get("/openapi.json")
     assert served.status_code == 200 and served.mimetype == "application/json"
     document = served.json
+    assert document.pop("servers") == [{"url": "http://localhost"}]  # where it was asked
     assert document == json.loads(json.dumps(openapi_document()))
     assert document["info"]["version"] == __version__
     source = yaml.safe_load((REPO / "schemas" / "openapi.yaml").read_text())
     assert set(document["paths"]) == set(source["paths"])
-    extraction = document["components"]["schemas"]["Invoice"]["allOf"][1]["properties"]["extraction"]
-    assert {"$ref": "#/components/schemas/InvoiceV1"} in extraction["oneOf"]
-    embedded = document["components"]["schemas"]["InvoiceV1"]
-    invoice_v1 = json.loads((REPO / "schemas" / "invoice-v1.schema.json").read_text())
+    extraction = document["components"]["schemas"]["Invoice"]["properties"]["extraction"]
+    assert {"$ref": "#/components/schemas/InvoiceV2"} in extraction["oneOf"]
+    embedded = document["components"]["schemas"]["InvoiceV2"]
+    invoice_v2 = json.loads((REPO / "schemas" / "invoice-v2.schema.json").read_text())
     assert embedded["properties"]["fields"]["properties"]["iban"] == {
-        "$ref": "#/components/schemas/InvoiceV1/$defs/ibanField"}
-    assert set(embedded["$defs"]) == set(invoice_v1["$defs"])
-    assert "./invoice-v1.schema.json" not in served.get_data(as_text=True)
+        "$ref": "#/components/schemas/InvoiceV2/$defs/ibanField"}
+    assert set(embedded["$defs"]) == set(invoice_v2["$defs"])
+    assert "./invoice-v2.schema.json" not in served.get_data(as_text=True)
 
 
 def test_a_completed_invoice_validates_against_the_served_schema(api_env):
@@ -77,7 +90,7 @@ def test_a_completed_invoice_validates_against_the_served_schema(api_env):
         document, default_specification=jsonschema.Draft202012Validator.META_SCHEMA and
         __import__("referencing.jsonschema").jsonschema.DRAFT202012))
     validator = jsonschema.Draft202012Validator(
-        {"$ref": "urn:openapi#/components/schemas/InvoiceV1"}, registry=registry)
+        {"$ref": "urn:openapi#/components/schemas/InvoiceV2"}, registry=registry)
     offline = subprocess.run([str(Path(sys.executable).parent / "ledgerline"), "extract",
                               str(_tiny_pdf(api_env))], capture_output=True, text=True)
     extraction = json.loads(offline.stdout.splitlines()[0])["document"]
@@ -102,14 +115,15 @@ def test_the_docs_page_renders_every_operation_without_scripts(api_env):
         for method in ("get", "post"):
             if method in item:
                 assert f'id="{item[method]["operationId"]}"' in html, (method, path)
-    for code in TYPES:
+    for code in catalogue():
         assert f'href="/problems/{code}"' in html
 
 
-def test_every_problem_code_is_documented_in_both_places():
-    yaml_codes = yaml.safe_load((REPO / "schemas" / "openapi.yaml").read_text())[
-        "components"]["schemas"]["ProblemCode"]["enum"]
-    assert set(yaml_codes) == set(TYPES)
+def test_every_problem_code_is_documented_with_its_page_and_in_openapi():
+    codes = openapi_document()["components"]["schemas"]["ProblemCode"]["enum"]
+    TYPES = catalogue()
+    assert set(codes) == set(TYPES)
+    assert all(TYPES[code].explanation for code in TYPES)
 
     def subclasses(cls):
         for sub in cls.__subclasses__():
@@ -130,7 +144,7 @@ def test_a_problem_type_resolves_to_a_page_that_explains_it(api_env):
     assert problem.status_code == 404 and problem.json["type"] == "/problems/not_found"
     page = client.get(problem.json["type"])
     assert page.status_code == 200 and page.mimetype == "text/html"
-    assert TYPES["not_found"].explanation in page.get_data(as_text=True)
+    assert catalogue()["not_found"].explanation in page.get_data(as_text=True)
     assert client.get("/problems").status_code == 200
     unknown = client.get("/problems/no_such_thing")
     assert unknown.status_code == 404 and unknown.json["code"] == "not_found"
@@ -194,7 +208,8 @@ def test_readiness_names_what_is_down_in_fixed_words_and_logs_the_detail(api_env
     resp = app.test_client().get("/readyz")
     assert resp.status_code == 503
     assert resp.json == {"status": "unavailable",
-                         "checks": {"database": "ok", "storage": "unavailable"}}
+                         "checks": {"database": "ok", "storage": "unavailable", "spool": "ok",
+                                    "sandbox": "not_used", "ocr": "not_used"}}
     assert "private-bucket" in caplog.text
 
 
@@ -273,8 +288,9 @@ def test_forwarded_addresses_count_only_through_the_configured_hops(api_env):
     edge = dict(auth_failures_per_minute=2)
 
     def failures(client, forwarded_for):
-        return [client.get(LIST, headers=auth("llk_guess", **{"X-Forwarded-For": forwarded_for})
-                           ).status_code for _ in range(3)]
+        return [client.get(LIST, headers=auth(f"llk_guess{forwarded_for}-{i}",
+                                              **{"X-Forwarded-For": forwarded_for})
+                           ).status_code for i in range(3)]
 
     proxied = api_env.app(trusted_proxy_hops=1, **edge).test_client()
     assert failures(proxied, "198.51.100.1") == [401, 401, 429]
@@ -298,14 +314,17 @@ def test_failed_authentications_are_limited_per_address_before_the_lookup(api_en
     client = api_env.app(auth_failures_per_minute=3).test_client()
     assert [client.get(LIST, headers=auth(f"llk_guess{i}")).status_code
             for i in range(3)] == [401] * 3
+    assert client.get(LIST, headers=auth("llk_guess4")).status_code == 429  # reads the prefixes
     client.set_cookie("ledgerline_operator", "llk_guess5", path="/dashboard")
     with counting_queries(api_env.services.engine) as queries:
-        refused = client.get(LIST, headers=auth("llk_guess4"))
+        refused = client.get(LIST, headers=auth("llk_guess6"))
         cookie = client.get("/dashboard")
     assert refused.status_code == 429 and refused.json["code"] == "too_many_auth_failures"
     assert 1 <= int(refused.headers["Retry-After"]) <= 20
-    assert cookie.status_code == 429
-    assert queries == []  # no key lookup at all
+    assert cookie.status_code == 401  # a forged cookie: the sign-in page, no session looked up
+    # No key or session looked up; the working keys' prefixes read at most once a second.
+    assert not [q for q in queries if "key_hash" in q or "dashboard_sessions" in q]
+    assert len([q for q in queries if "api_keys.prefix" in q]) <= 1
     assert client.get("/healthz").status_code == 200
 
 

@@ -76,8 +76,8 @@ def test_no_api_key_reaches_the_application_log(api_env, caplog, monkeypatch):
 def test_the_gunicorn_access_log_never_carries_credentials(tmp_path, monkeypatch):
     from gunicorn.config import Config
 
-    # The configuration module picks a metrics directory and reads the access-log switch
-    # when it is imported: give it both, then read it the way gunicorn does.
+    # The configuration module picks a metrics directory when it is imported: give it one,
+    # then read it the way gunicorn does; an operator may still turn the access log on.
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     monkeypatch.setenv("LEDGERLINE_ACCESS_LOG", "1")
     sys.modules.pop("ledgerline.gunicorn_conf", None)
@@ -87,7 +87,7 @@ def test_the_gunicorn_access_log_never_carries_credentials(tmp_path, monkeypatch
     for name, value in vars(conf).items():
         if name in cfg.settings:
             cfg.set(name, value)
-    assert conf.accesslog == "-"
+    assert conf.accesslog is None  # the application's request line instead (request_log.py)
     log_file = tmp_path / "access.log"
     cfg.set("accesslog", str(log_file))
     secret = "llk_" + "S3cr3t" * 7
@@ -288,11 +288,15 @@ def test_html_pages_get_a_strict_content_security_policy(api_env):
     if "/dashboard" in {rule.rule for rule in app.url_map.iter_rules()}:
         pages.append(client.get("/dashboard", headers=auth(api_env.operator)))
     # The dashboard's forms need the browser's real Origin on same-origin posts.
-    for resp, policy in zip(pages, ["no-referrer", "same-origin"]):
+    # The dashboard's pages declare a stricter policy of their own: no inline style either.
+    from ledgerline.http.dashboard import DASHBOARD_CSP
+
+    for resp, policy, expected in zip(pages, ["no-referrer", "same-origin"],
+                                      [security.HTML_CSP, DASHBOARD_CSP]):
         assert resp.mimetype == "text/html", resp.status_code
         _assert_common(resp, policy)
         csp = resp.headers["Content-Security-Policy"]
-        assert csp == security.HTML_CSP
+        assert csp == expected
         assert "default-src 'none'" in csp and "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0]
 
 

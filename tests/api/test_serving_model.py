@@ -70,7 +70,7 @@ def test_the_job_ended_listener_waits_without_blocking_the_loop(pg_server):
         from ledgerline.adapters.db.notify import announce_job_ended
         from ledgerline.adapters.job_endings import JobEndings
         engine = make_engine({pg_server.url!r})
-        endings = JobEndings(engine)
+        endings = JobEndings(engine, notified=True)
         with endings.watch("job_x") as ended:
             gevent.sleep(0.5)  # listening now
             measure()
@@ -119,8 +119,10 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
     # Relative bounds: on a loaded machine every gap grows, an extraction's time with it. The
     # warm-up preloads for seconds (3.5 s on an idle machine) and an extraction run on the loop
     # would stall it for their whole time; one stall of 280 ms was seen in a busy full suite.
-    assert result["warm_gap"] < max(0.25, result["warm_seconds"] / 3), result
-    assert result["max_gap"] < max(0.25, result["one_extraction"] / 2), result
+    # An extraction on the loop would stall it for at least an extraction's whole time (a
+    # warm-up for its whole time): bounds well below those, loose enough for a loaded machine.
+    assert result["warm_gap"] < max(0.5, result["warm_seconds"] / 2), result
+    assert result["max_gap"] < max(0.5, result["one_extraction"] * 0.8), result
 
 
 def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):
@@ -167,7 +169,7 @@ def _two_instances(tmp_path, runtime):
         for d in dirs:
             assert (d / "gunicorn.ctl").is_socket()
             listen = json.loads((d / "instance.json").read_text())["listen"]
-            assert [f"http://{address}" for address in listen][0] in (a, b)
+            assert f"http://{listen[0]}" in (a, b)
         for base in (a, b):
             assert requests.get(f"{base}/healthz", timeout=5).status_code == 200
         assert any((d / "metrics").glob("*.db") for d in dirs)  # each process counts in its own
@@ -223,5 +225,6 @@ def test_sigterm_stops_an_idle_serve_at_once_whether_or_not_its_sandbox_is_warm(
                 assert answer.json()["status"] == "completed", answer.text
             stopping = time.monotonic()
         took = time.monotonic() - stopping
-        assert took < 10, (after_a_job, took, log.read_text()[-2000:])
+        # Well under gunicorn's graceful 30 s, with room for a loaded machine's slow exits.
+        assert took < 20, (after_a_job, took, log.read_text()[-2000:])
         assert "Traceback" not in log.read_text()

@@ -12,7 +12,7 @@ import time
 from ledgerline.domain.cache import ExtractorVersions
 from ledgerline.extraction.errors import ExtractionError
 
-VERSIONS = ExtractorVersions(schema="invoice-v1", preprocessing="hostile-p1", model="hostile-m1",
+VERSIONS = ExtractorVersions(schema="invoice-v2", preprocessing="hostile-p1", model="hostile-m1",
                              model_config_digest="hostile-c1")
 
 
@@ -92,6 +92,6 @@ class ParsesTextLayer(_Base):
         parsed = parse_pdf(path)
         if parsed.text_chars < 20:
             raise ExtractionError("no_text_layer", "the PDF has no usable text layer")
-        return {"schema_version": "invoice-v1", "source": "text_layer",
+        return {"schema_version": "invoice-v2", "source": "text_layer",
                 "document": {"content_hash": content_hash, "pages": len(parsed.pages)},
                 "attachments": [a.name for a in parsed.attachments]}

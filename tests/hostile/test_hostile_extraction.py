@@ -219,7 +219,7 @@ class _SlowStart:
     def __getattr__(self, name):
         return getattr(self.context, name)
 
-    def Process(self, *args, **kwargs):  # noqa: N802 - the context's own name
+    def Process(self, *args, **kwargs):
         proc = self.context.Process(*args, **kwargs)
         start = proc.start
 

@@ -1,49 +1,61 @@
 """The operator dashboard: the last 30 days of the duplicate-work report, spend per provider and
-the shadow comparison, as HTML and SVG, and the review queue of every account.
+the shadow comparison, as HTML and SVG, and the review queue of every account; and the sign-in
+every dashboard page shares (the review screen of customers and dashboard keys is
+http/review_screen.py).
 
-Sign-in: an operator key, either as `Authorization: Bearer` or through the login form. The
-form opens a server-side session (adapters/db/sessions.py); the cookie — Secure, HttpOnly,
-SameSite=Strict, scoped to /dashboard — holds only the session's random id, signed, never the
-key. Signing out deletes the session on the server, so a copied cookie is worthless after it;
-revoking the operator key ends its sessions too. Sign-ins are limited per address, and form
-posts from another origin (an `Origin` of `null` included) are refused. The page runs no
-scripts: the charts are SVG drawn on the server.
+Sign-in: an operator, customer or dashboard key, either as `Authorization: Bearer` or through
+the login form. The form opens a server-side session (adapters/db/sessions.py); the cookie —
+HttpOnly, SameSite=Strict, scoped to /dashboard, and Secure whenever the request came over
+https (directly, or as a trusted proxy's X-Forwarded-Proto says) or
+LEDGERLINE_DASHBOARD_SECURE_COOKIE asks for it — holds only the session's random id, signed,
+never the key. A Secure cookie on a plain-http page is one a browser drops without a word, so
+over http it is not Secure unless the setting says so. Signing out deletes the session on the
+server, so a copied cookie is worthless after it; revoking the key ends its sessions too.
+A wrong key at sign-in counts as a failed authentication (http/key_guard.py: guessing is
+throttled, a working key never refused); one key signs in at most SIGN_INS_PER_MINUTE times a
+minute. A refused sign-in says why on the form, and form posts from another origin (an
+`Origin` of `null` included) are refused. Pages load no inline script or style
+(Content-Security-Policy); the charts are SVG drawn on the server.
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated
 
-from flask import (
-    Blueprint,
-    Response,
-    current_app,
-    make_response,
-    redirect,
-    render_template_string,
-    request,
-)
-from markupsafe import Markup
-
+from flask import (Response, current_app, make_response, redirect, render_template, request,
+                   send_from_directory)
+from flask_openapi3 import APIBlueprint
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from markupsafe import Markup
+from pydantic import Field
 
-from ..adapters.db import invoices as reads
-from ..adapters.db import sessions
-from ..adapters.db.engine import transaction
-from ..adapters.db.keys import session_secret
-from ..domain.errors import Forbidden, RateLimited
+from ..domain.errors import Forbidden, NotFound, RateLimited
 from ..domain.ratelimit import RateLimiter, retry_after_header
-from ..service_layer import report
-from . import charts, limits
+from ..service_layer import operator_sessions, reads, report
+from . import charts
 from .auth import caller_for_secret, current_caller
+from .models import (
+    HTML_PAGE,
+    PROBLEM,
+    PUBLIC,
+    RESPONSES,
+    ApiModel,
+    component,
+    documented,
+    problems,
+    ref,
+)
 from .reports import require_operator
 
-bp = Blueprint("dashboard", __name__)
+bp = APIBlueprint("dashboard", __name__, template_folder="templates")
 COOKIE = "ledgerline_operator"   # a signed session id, never the key
 COOKIE_PATH = "/dashboard"
+REVIEW_HOME = "/dashboard/review"
 SESSION_SECONDS = 8 * 3600
 SALT = "ledgerline.dashboard.session"
 SIGNER, SIGN_IN_LIMITER = "ledgerline.session_signer", "ledgerline.sign_ins"
-SIGN_INS_PER_MINUTE = 10   # per client address and API process, successful ones included
+SIGN_INS_PER_MINUTE = 10   # per key and API process: sessions are rows
 MAX_COOKIE = 400
 DAYS = 30
 # Security headers for every page come from http.security; a signed-in page, whichever
@@ -56,23 +68,39 @@ def _services():
 
 
 class TooManySignIns(RateLimited):
-    code, title = "too_many_sign_ins", "Too many dashboard sign-ins from this address"
+    code, title = "too_many_sign_ins", "Too many dashboard sign-ins with this key"
+    explanation = ("A key signs in at most 10 times a minute (each sign-in is a "
+                   "session); retry after `Retry-After` seconds. Wrong keys count as failed "
+                   "authentications instead, which never refuse a working key.")
 
 
-def _operator(secret: str | None):
-    """The operator this key belongs to; None for no key, an unknown one or another role."""
-    if not secret:
-        return None
-    caller = caller_for_secret(secret)
-    return caller if caller is not None and caller.is_operator() else None
+NO_KEY = "Enter an API key."
+UNKNOWN_KEY = "That key is unknown, revoked or expired."
+SUPPLIER_KEY = ("A supplier key cannot sign in here: use an operator key for the reports, or a "
+                "customer or dashboard key for the account's review screen.")
+SESSION_ENDED = "Your session has ended; sign in again."
+
+
+def _sign_in_refusal(caller) -> str | None:
+    """Why this key may not sign in; None when it may."""
+    if caller is None:
+        return UNKNOWN_KEY
+    if caller.role not in operator_sessions.SIGN_IN_ROLES:
+        return SUPPLIER_KEY
+    return None
+
+
+def secure_cookie() -> bool:
+    """Secure on https (directly, or by a trusted proxy's X-Forwarded-Proto, which ProxyFix
+    turns into the request's scheme), or everywhere when the setting says so."""
+    return request.is_secure or _services().settings.dashboard_secure_cookie
 
 
 def _signer() -> URLSafeTimedSerializer:
     """Signs session ids with the secret every process reads from the database once."""
     signer = current_app.extensions.get(SIGNER)
     if signer is None:
-        with transaction(_services().engine, write=False) as conn:
-            secret = session_secret(conn)
+        secret = operator_sessions.signing_secret(_services())
         signer = current_app.extensions[SIGNER] = URLSafeTimedSerializer(secret, salt=SALT)
     return signer
 
@@ -88,40 +116,77 @@ def _session_id() -> str | None:
         return None
 
 
-def _operator_from_cookie():
-    """The operator whose live session the cookie names; an unknown or forged cookie counts
-    as a failed authentication of the address."""
-    limits.refuse_if_failing_too_often()
+def signed_in():
+    """The caller whose live session the cookie names (an operator, a customer or a dashboard
+    key). Only a cookie this service signed is looked up: a forged one costs nothing, so it
+    needs no limit (and a real session is never refused for someone else's failures)."""
     session_id = _session_id()
-    caller = None
-    if session_id:
-        with transaction(_services().engine, write=False) as conn:
-            caller = sessions.operator_of(conn, session_id)
-    if caller is None:
-        limits.count_auth_failure()
-    return caller
+    if not session_id:
+        return None
+    return operator_sessions.caller_of(_services(), session_id)
 
 
-@bp.get("/dashboard")
-def dashboard():
+def csrf_token() -> str:
+    """The token every form of a signed-in page carries: bound to the session, so a page of
+    another site can neither read nor forge it (on top of SameSite=Strict and the origin
+    check)."""
+    return _signer().dumps(["csrf", _session_id() or ""])
+
+
+def check_csrf(token: str | None) -> None:
+    try:
+        kind, session_id = _signer().loads(token or "", max_age=SESSION_SECONDS)
+    except (BadSignature, ValueError, TypeError):
+        raise Forbidden("the form's CSRF token is missing or not this session's") from None
+    if kind != "csrf" or not session_id or session_id != _session_id():
+        raise Forbidden("the form's CSRF token is missing or not this session's")
+
+
+def sign_in_page(error: str | None, status: int = 200, to=None) -> Response:
+    return html_page(render_template("dashboard_login.html", error=error, to=to), status)
+
+
+class DashboardQuery(ApiModel):
+    to: Annotated[documented(component("ReportDay")), Field(
+        description="The last day shown (UTC); default today.")] = None
+
+
+@bp.get("/dashboard", operation_id="dashboard",
+        summary="The operator dashboard, an HTML page of the last 30 days of the duplicate-work "
+                "report.",
+        description="Signed in with an operator key, as `Authorization: Bearer` or through the "
+        "login form's cookie. Without either it is the sign-in page (200); a cookie that is not "
+        "an operator key is 401 with the sign-in page; a bearer key follows the API's rules "
+        "(401 unknown, 404 not an operator). The sign-in form carries `to` on, so that signing "
+        "in opens the same days.",
+        security=[{"bearer": []}, {"operatorCookie": []}, {}],
+        responses={200: HTML_PAGE, 400: PROBLEM, 401: {
+            "description": "An unknown bearer key (problem) or a cookie that is not an operator "
+                           "key (sign-in page).",
+            "content": {**RESPONSES["Html"]["content"], **RESPONSES["Problem"]["content"]}},
+            **problems(404, 429)})
+def dashboard(query: DashboardQuery):
     last = _last_day(request.args)
     if request.headers.get("Authorization"):
         require_operator(current_caller())  # a bearer key: the API's rules (401, 404)
     elif request.cookies.get(COOKIE) is None:
-        return _html(_page(LOGIN, error=None, to=request.args.get("to")))
-    elif _operator_from_cookie() is None:  # signed out, ran out, revoked, or forged
-        resp = _html(_page(LOGIN, error="Your session has ended; sign in with an operator "
-                                        "key.", to=request.args.get("to")), 401)
-        resp.delete_cookie(COOKIE, path=COOKIE_PATH)
-        return resp
+        return sign_in_page(None, to=request.args.get("to"))
+    else:
+        caller = signed_in()
+        if caller is None:  # signed out, ran out, revoked, or forged
+            resp = sign_in_page(SESSION_ENDED, 401, to=request.args.get("to"))
+            resp.delete_cookie(COOKIE, path=COOKIE_PATH)
+            return resp
+        if not caller.is_operator():
+            return redirect(REVIEW_HOME, code=303)
     last = last or datetime.now(timezone.utc).date()
     span = report.Days(max(report.FIRST_DAY, last - timedelta(days=DAYS - 1)), last)
     services = _services()
     documents = report.duplicate_report(services.engine, services.settings, span)
     agreement = report.agreement_report(services.engine, span)
-    with transaction(services.engine, write=False) as conn:
-        queue = reads.review_queue(conn)
-    return _html(_page(DASHBOARD, span=span, days=documents, review_queue=queue,
+    queue = reads.review_queue(services)
+    return html_page(render_template("dashboard.html", span=span, days=documents,
+                                     day_rows=collapse_empty_days(documents), review_queue=queue,
                        operations=_operation_totals(documents),
                        spend=_spend_totals(documents), candidates=_agreement_totals(agreement),
                        totals=_totals(documents), price=services.settings.price_per_call,
@@ -134,35 +199,67 @@ def dashboard():
                        signed_in_by_cookie=not request.headers.get("Authorization")))
 
 
-@bp.post("/dashboard/login")
+LOGIN_FORM = {"requestBody": {"required": True, "content": {
+    "application/x-www-form-urlencoded": {"schema": {
+        "type": "object", "required": ["key"],
+        "properties": {"key": {"type": "string"}, "to": ref("ReportDay")}}}}}}
+
+
+@bp.post("/dashboard/login", operation_id="dashboardLogin",
+         summary="Sign in to the dashboard with an operator key; opens a server-side session.",
+         description="The cookie (HttpOnly, Secure, SameSite=Strict, Path=/dashboard) holds the "
+         "session's signed random id, never the key. A wrong key counts as a failed "
+         "authentication (429 `too_many_auth_failures` past the budget; a working key is never "
+         "refused for it); one key signs in at most 10 times a minute (429 "
+         "`too_many_sign_ins`); a post from another origin, `Origin: null` included, is 403.",
+         openapi_extensions={**PUBLIC, **LOGIN_FORM},
+         responses={303: {"description": "Signed in; on to the dashboard (`/dashboard?to=DAY` "
+                                         "when `to` was given).",
+                          "headers": {"Location": {"schema": {"type": "string"}},
+                                      "Set-Cookie": {"schema": {"type": "string"}}}},
+                    400: PROBLEM, 401: {"description": "Not an operator key; the sign-in page "
+                                                       "again.",
+                                        "content": RESPONSES["Html"]["content"]},
+                    **problems(403, 429)})
 def login():
-    _same_origin()
-    _limit_sign_ins()
+    same_origin()
     secret = (request.form.get("key") or "").strip()
     last = _last_day(request.form)
-    operator = _operator(secret)
-    if operator is None:
-        return _html(_page(LOGIN, error="That key is not an operator key.",
-                           to=request.form.get("to")), 401)
-    with transaction(_services().engine, write=True) as conn:
-        session_id = sessions.open_session(conn, operator.key_id, SESSION_SECONDS)
-    # Back to the days the operator asked for before signing in.
-    resp = redirect(f"/dashboard?to={last.isoformat()}" if last else "/dashboard", code=303)
+    to = request.form.get("to")
+    if not secret:
+        return sign_in_page(NO_KEY, 401, to=to)
+    caller = caller_for_secret(secret)
+    refusal = _sign_in_refusal(caller)
+    if refusal:
+        return sign_in_page(refusal, 401, to=to)
+    _limit_sign_ins(caller.key_id)
+    session_id = operator_sessions.open_session(_services(), caller.key_id, SESSION_SECONDS)
+    if caller.is_operator():  # back to the days asked for before signing in
+        target = f"/dashboard?to={last.isoformat()}" if last else "/dashboard"
+    else:
+        target = REVIEW_HOME
+    resp = redirect(target, code=303)
     resp.set_cookie(COOKIE, _signer().dumps(session_id), max_age=SESSION_SECONDS,
-                    path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
+                    path=COOKIE_PATH, secure=secure_cookie(), httponly=True, samesite="Strict")
     return resp
 
 
-@bp.post("/dashboard/logout")
+@bp.post("/dashboard/logout", operation_id="dashboardLogout",
+         summary="Sign out of the dashboard (the session ends on the server; the cookie is "
+                 "removed).",
+         openapi_extensions=PUBLIC,
+         responses={303: {"description": "Signed out; back to the sign-in page.",
+                          "headers": {"Location": {"schema": {"type": "string"}}}},
+                    **problems(403)})
 def logout():
-    """Ends the session on the server, then forgets the cookie."""
-    _same_origin()
+    # Ends the session on the server, then forgets the cookie.
+    same_origin()
     session_id = _session_id()
     if session_id:
-        with transaction(_services().engine, write=True) as conn:
-            sessions.end_session(conn, session_id)
+        operator_sessions.end_session(_services(), session_id)
     resp = redirect("/dashboard", code=303)
-    resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=True, httponly=True, samesite="Strict")
+    resp.delete_cookie(COOKIE, path=COOKIE_PATH, secure=secure_cookie(), httponly=True,
+                       samesite="Strict")
     return resp
 
 
@@ -171,7 +268,7 @@ def _last_day(values):
     return report.parse_day(values["to"], "to") if "to" in values else None
 
 
-def _same_origin() -> None:
+def same_origin() -> None:
     """Forms post only from this site (on top of the SameSite cookie). `Origin: null` (a
     sandboxed frame, a redirect across origins, a file) is another site, and so is a browser
     that says the request is cross-site."""
@@ -182,13 +279,13 @@ def _same_origin() -> None:
         raise Forbidden("cross-site form posts are not accepted")
 
 
-def _limit_sign_ins() -> None:
+def _limit_sign_ins(key_id: str) -> None:
     limiter = current_app.extensions.get(SIGN_IN_LIMITER)
     if limiter is None:
         limiter = current_app.extensions[SIGN_IN_LIMITER] = RateLimiter(SIGN_INS_PER_MINUTE)
-    wait = limiter.take(limits.client_address())
+    wait = limiter.take(key_id)
     if wait:
-        raise TooManySignIns(f"too many sign-ins from this address; retry in "
+        raise TooManySignIns(f"too many sign-ins with this key; retry in "
                              f"{retry_after_header(wait)} s", retry_after=retry_after_header(wait))
 
 
@@ -256,162 +353,55 @@ def _totals(documents: list[dict]) -> dict:
             "hit_rate": hits / total if total else None}
 
 
-def _page(body: str, **context) -> str:
-    return render_template_string(LAYOUT, body=Markup(render_template_string(body, **context)))
+def collapse_empty_days(documents: list[dict]) -> list[dict]:
+    """The days of the uploads table, newest first, a run of days without uploads or model
+    calls as one row (`first`, `last`, `days`) instead of a row of zeros each."""
+    out: list[dict] = []
+    for doc in reversed(documents):
+        r = doc["requests"]
+        if r["total"] or r["model_calls"] or r["would_be_hits"] or r["would_be_joined"]:
+            out.append({"day": doc["day"], "requests": r})
+        elif out and "empty" in out[-1]:
+            out[-1]["empty"]["first"] = doc["day"]
+            out[-1]["empty"]["days"] += 1
+        else:
+            out.append({"empty": {"first": doc["day"], "last": doc["day"], "days": 1}})
+    return out
 
 
-def _html(page: str, status: int = 200) -> Response:
-    resp = make_response(page, status)
-    resp.mimetype = "text/html"
-    resp.headers.update(NO_STORE)
-    # Not the service's `no-referrer`: under it a browser sends `Origin: null` on every form
-    # post, same-origin ones included, and _same_origin() could not tell this site's own
-    # sign-in from a sandboxed frame's. `same-origin` still gives other sites no referrer.
-    resp.headers["Referrer-Policy"] = "same-origin"
+# Every dashboard page: its own stylesheet and script only, nothing inline.
+DASHBOARD_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                 "connect-src 'self'; base-uri 'none'; form-action 'self'; "
+                 "frame-ancestors 'none'")
+ASSETS = Path(__file__).with_name("assets")
+ASSET_TYPES = {".css": "text/css", ".js": "text/javascript"}
+
+
+class AssetPath(ApiModel):
+    name: Annotated[str, Field(pattern=r"^[a-z_]+\.(css|js)$")]
+
+
+@bp.get("/dashboard/assets/<name>", operation_id="dashboardAsset",
+        summary="The dashboard's stylesheet and script.",
+        openapi_extensions=PUBLIC,
+        responses={200: {"description": "The file.", "content": {
+            "text/css": {"schema": {"type": "string"}},
+            "text/javascript": {"schema": {"type": "string"}}}}, 400: PROBLEM, 404: PROBLEM})
+def asset(path: AssetPath):
+    if not (ASSETS / path.name).is_file():
+        raise NotFound("no such asset")
+    resp = send_from_directory(ASSETS, path.name, mimetype=ASSET_TYPES[Path(path.name).suffix],
+                               max_age=300)
     return resp
 
 
-LAYOUT = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Ledgerline · duplicate work</title>
-<style>
- body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fff; }
- header { background: #1f3a5f; color: #fff; padding: 12px 24px; display: flex;
-          justify-content: space-between; align-items: center; }
- header h1 { font-size: 18px; margin: 0; }
- main { padding: 16px 24px 40px; max-width: 1000px; }
- h2 { font-size: 16px; margin: 28px 0 6px; }
- .chart { display: block; max-width: 100%; height: auto; }
- .chart .axis { font-size: 11px; fill: #555; }
- .legend { font-size: 13px; margin: 4px 0 0; }
- .key { margin-right: 18px; white-space: nowrap; }
- .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 6px;
-           vertical-align: -1px; border-radius: 2px; }
- table { border-collapse: collapse; margin-top: 8px; font-variant-numeric: tabular-nums; }
- th, td { padding: 4px 10px; border-bottom: 1px solid #e3e3e3; }
- th { text-align: left; background: #f5f5f7; font-weight: 600; }
- td.n, th.n { text-align: right; }
- .summary { display: flex; gap: 28px; flex-wrap: wrap; margin: 12px 0 0; }
- .summary div { min-width: 150px; }
- .summary b { display: block; font-size: 20px; }
- .error { color: #b00020; }
- form.login { max-width: 420px; margin-top: 24px; }
- form.login input[type=password] { width: 100%; padding: 6px; font: inherit; }
- button { font: inherit; padding: 6px 14px; margin-top: 10px; }
- header button { margin: 0; }
-</style></head>
-<body>{{ body }}</body></html>
-"""
-
-LOGIN = """<header><h1>Ledgerline · duplicate work</h1></header>
-<main>
-<form class="login" method="post" action="/dashboard/login">
- <h2>Operator sign-in</h2>
- {% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
- <label for="key">Operator API key</label>
- <input id="key" name="key" type="password" autocomplete="off" required>
- {% if to %}<input type="hidden" name="to" value="{{ to }}">{% endif %}
- <button type="submit">Sign in</button>
-</form>
-</main>
-"""
-
-DASHBOARD = """<header><h1>Ledgerline · duplicate work, {{ span.first }} to {{ span.last }} (UTC)</h1>
-{% if signed_in_by_cookie %}<form method="post" action="/dashboard/logout">
-<button type="submit">Sign out</button></form>{% endif %}</header>
-<main>
-<div class="summary" id="summary">
- <div>model calls<b>{{ "{:,}".format(totals.model_calls) }}</b></div>
- <div>spent<b>{{ "{:,.2f}".format(totals.cost) }} USD</b></div>
- <div>avoided<b>{{ "{:,.2f}".format(totals.cost_avoided) }} USD</b></div>
- <div>would be avoided (shadow)<b>{{ "{:,.2f}".format(totals.cost_would_be_avoided) }} USD</b></div>
- <div>cache hit rate<b>{% if totals.hit_rate is none %}–{% else %}{{ "{:.1%}".format(totals.hit_rate) }}{% endif %}</b></div>
-</div>
-
-<h2>Review queue</h2>
-<table id="review-queue">
- <thead><tr><th>account</th><th class="n">invoices to review</th></tr></thead>
- <tbody>
- {% for account, waiting in review_queue %}<tr><td>{{ account }}</td><td class="n">{{ "{:,}".format(waiting) }}</td></tr>
- {% else %}<tr><td colspan="2">Nothing waits for review.</td></tr>{% endfor %}
- </tbody>
-</table>
-
-<h2>Model calls per day</h2>
-{{ calls_chart }}
-<p class="legend">{{ calls_legend }}</p>
-
-<h2>Cost per day (USD, at {{ price }} USD a call for what was avoided)</h2>
-{{ cost_chart }}
-<p class="legend">{{ cost_legend }}</p>
-
-<h2>Cache hit rate per day</h2>
-{{ rate_chart }}
-<p class="legend">{{ rate_legend }}</p>
-
-<h2>Per operation, last {{ days|length }} days</h2>
-<table id="operations">
- <thead><tr><th>operation</th><th class="n">calls</th><th class="n">distinct hashes</th>
-  <th class="n">repeats</th><th class="n">repeat share</th><th class="n">cost USD</th>
-  <th class="n">repeat cost USD</th><th class="n">overlapping</th>
-  <th class="n">overlapping cost USD</th></tr></thead>
- <tbody>
- {% for op in operations %}<tr><td>{{ op.operation }}</td>
-  <td class="n">{{ "{:,}".format(op.calls) }}</td><td class="n">{{ "{:,}".format(op.distinct_hashes) }}</td>
-  <td class="n">{{ "{:,}".format(op.repeat_calls) }}</td><td class="n">{{ "{:.1%}".format(op.repeat_share) }}</td>
-  <td class="n">{{ "{:,.2f}".format(op.cost) }}</td><td class="n">{{ "{:,.2f}".format(op.repeat_cost) }}</td>
-  <td class="n">{{ "{:,}".format(op.overlapping_calls) }}</td><td class="n">{{ "{:,.2f}".format(op.overlapping_cost) }}</td></tr>
- {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
- </tbody>
-</table>
-
-<h2>Spend per provider, last {{ days|length }} days</h2>
-<table id="spend">
- <thead><tr><th>operation</th><th>provider</th><th class="n">calls</th><th class="n">cost USD</th>
-  <th class="n">requests</th><th class="n">input tokens</th><th class="n">output tokens</th>
-  <th class="n">pages</th><th class="n">throttled</th></tr></thead>
- <tbody>
- {% for s in spend %}<tr><td>{{ s.operation }}</td><td>{{ s.provider }}</td>
-  <td class="n">{{ "{:,}".format(s.calls) }}</td><td class="n">{{ "{:,.4f}".format(s.cost) }}</td>
-  <td class="n">{{ "{:,}".format(s.provider_requests) }}</td><td class="n">{{ "{:,}".format(s.input_tokens) }}</td>
-  <td class="n">{{ "{:,}".format(s.output_tokens) }}</td><td class="n">{{ "{:,}".format(s.pages) }}</td>
-  <td class="n">{{ "{:,}".format(s.throttled_calls) }}</td></tr>
- {% else %}<tr><td colspan="9">No model calls in these days.</td></tr>{% endfor %}
- </tbody>
-</table>
-
-<h2>Shadow comparison: candidate providers, last {{ days|length }} days</h2>
-{% for c in candidates %}
-<p class="candidate">{{ c.provider }}{% if c.model %} ({{ c.model }}){% endif %}:
- {{ "{:,}".format(c.comparisons) }} comparisons, {{ "{:,}".format(c.calls) }} calls,
- shadow spend {{ "{:,.4f}".format(c.cost) }} USD</p>
-<table class="agreement">
- <thead><tr><th>field</th><th class="n">agree</th><th class="n">found by either</th>
-  <th class="n">agreement</th></tr></thead>
- <tbody>
- {% for f in c.fields %}<tr><td>{{ f.field }}</td><td class="n">{{ "{:,}".format(f.agree) }}</td>
-  <td class="n">{{ "{:,}".format(f.found) }}</td>
-  <td class="n">{% if f.rate is none %}–{% else %}{{ "{:.1%}".format(f.rate) }}{% endif %}</td></tr>
- {% endfor %}
- </tbody>
-</table>
-{% else %}<p id="no-shadow">No shadow comparisons in these days (set LEDGERLINE_SHADOW_PROVIDER).</p>
-{% endfor %}
-
-<h2>Uploads per day</h2>
-<table id="days">
- <thead><tr><th>day</th><th class="n">uploads</th><th class="n">hits</th><th class="n">joined</th>
-  <th class="n">bypass</th><th class="n">model calls</th><th class="n">avoided USD</th>
-  <th class="n">would-be hits</th><th class="n">would-be joined</th></tr></thead>
- <tbody>
- {% for d in days|reverse %}{% set r = d.requests %}<tr><td>{{ d.day }}</td>
-  <td class="n">{{ "{:,}".format(r.total) }}</td><td class="n">{{ "{:,}".format(r.cache_hits) }}</td>
-  <td class="n">{{ "{:,}".format(r.joined) }}</td><td class="n">{{ "{:,}".format(r.bypass) }}</td>
-  <td class="n">{{ "{:,}".format(r.model_calls) }}</td><td class="n">{{ "{:,.2f}".format(r.cost_avoided) }}</td>
-  <td class="n">{{ "{:,}".format(r.would_be_hits) }}</td><td class="n">{{ "{:,}".format(r.would_be_joined) }}</td></tr>
- {% endfor %}
- </tbody>
-</table>
-</main>
-"""
+def html_page(page: str, status: int = 200) -> Response:
+    resp = make_response(page, status)
+    resp.mimetype = "text/html"
+    resp.headers.update(NO_STORE)
+    resp.headers["Content-Security-Policy"] = DASHBOARD_CSP
+    # Not the service's `no-referrer`: under it a browser sends `Origin: null` on every form
+    # post, same-origin ones included, and same_origin() could not tell this site's own
+    # sign-in from a sandboxed frame's. `same-origin` still gives other sites no referrer.
+    resp.headers["Referrer-Policy"] = "same-origin"
+    return resp

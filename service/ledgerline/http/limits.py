@@ -3,8 +3,9 @@
 - requests in flight per API key: beyond LEDGERLINE_MAX_REQUESTS_PER_KEY, 429 at once;
 - `Prefer: wait` holds per API key: beyond LEDGERLINE_MAX_WAITS_PER_KEY the upload answers
   without waiting (202, no Preference-Applied), as RFC 7240 lets a server do;
-- failed authentications per client address: beyond LEDGERLINE_AUTH_FAILURES_PER_MINUTE,
-  429 before the key is looked up, so guessing keys costs the database nothing.
+- failed authentications per client address and per presented key prefix: beyond
+  LEDGERLINE_AUTH_FAILURES_PER_MINUTE, 429 for keys that cannot be working ones, before they
+  are looked up; a working key is never refused (http/key_guard.py).
 
 Kept in each process's memory like the rate limit, for the same reason: a cache hit must not
 pay a shared write.
@@ -19,17 +20,15 @@ from flask import current_app, g, request
 
 from ..config import Settings
 from ..domain.errors import RateLimited
-from ..domain.ratelimit import RateLimiter, retry_after_header
+from .key_guard import KeyGuard
 
 EXTENSION = "ledgerline.limits"
 
 
 class TooManyInFlight(RateLimited):
     code, title = "too_many_in_flight", "Too many requests in flight for this API key"
-
-
-class TooManyAuthFailures(RateLimited):
-    code, title = "too_many_auth_failures", "Too many failed authentications from this address"
+    explanation = ("At most LEDGERLINE_MAX_REQUESTS_PER_KEY requests of one key are served at "
+                   "once; retry when one has finished.")
 
 
 class InFlight:
@@ -62,7 +61,7 @@ class Limits:
     def __init__(self, settings: Settings):
         self.requests = InFlight(settings.max_requests_per_key)
         self.waits = InFlight(settings.max_waits_per_key)
-        self.auth_failures = RateLimiter(settings.auth_failures_per_minute)
+        self.keys = KeyGuard(settings.auth_failures_per_minute)
 
 
 def install(app, settings: Settings) -> None:
@@ -106,13 +105,5 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
-def refuse_if_failing_too_often() -> None:
-    wait = _limits().auth_failures.wait_time(client_address())
-    if wait:
-        raise TooManyAuthFailures(
-            f"too many failed authentications from this address; retry in "
-            f"{retry_after_header(wait)} s", retry_after=retry_after_header(wait))
-
-
-def count_auth_failure() -> None:
-    _limits().auth_failures.take(client_address())
+def key_guard() -> KeyGuard:
+    return _limits().keys

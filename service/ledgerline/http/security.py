@@ -48,7 +48,10 @@ def _headers(response):
     for name, value in COMMON.items():
         response.headers.setdefault(name, value)
     html = response.mimetype in ("text/html", "application/xhtml+xml")
-    response.headers["Content-Security-Policy"] = HTML_CSP if html else API_CSP
+    if html:  # a page may declare a stricter policy of its own (the dashboard does)
+        response.headers.setdefault("Content-Security-Policy", HTML_CSP)
+    else:
+        response.headers["Content-Security-Policy"] = API_CSP
     if "Authorization" in request.headers or "Cookie" in request.headers or "caller" in g:
         # Per-caller answers must not be kept by shared caches or the browser's disk cache.
         response.headers["Cache-Control"] = "no-store"
