@@ -13,7 +13,7 @@
 #
 # Configuration is environment only (LEDGERLINE_DATABASE_URL, LEDGERLINE_STORAGE_URL,
 # AWS_ENDPOINT_URL_S3, ...); see infra/README.md. Without any, the image falls back to SQLite and
-# local files under /app/var, which is only useful for a quick look.
+# local files under /app/var (LEDGERLINE_DATA_DIR), which is only useful for a quick look.
 #
 # tini is PID 1 (the ENTRYPOINT): it forwards signals and reaps the sandbox's children, so no
 # `--init` is needed. The HEALTHCHECK probes /healthz where this container's gunicorn listens
@@ -80,6 +80,7 @@ LABEL org.opencontainers.image.title="ledgerline" \
 # The gunicorn configuration module binds to LEDGERLINE_BIND (default 0.0.0.0:8000) and starts
 # LEDGERLINE_API_WORKERS processes; the default command runs the API only (no embedded worker).
 ENV PATH=/opt/venv/bin:$PATH \
+    LEDGERLINE_DATA_DIR=/app/var \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1
 

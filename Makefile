@@ -1,13 +1,17 @@
-# make serve  — run the service on the embedded default (SQLite + ./var/objects)
+# make serve  — run the service on the embedded default (SQLite + objects in the data directory)
 # make test   — the whole suite, against real PostgreSQL and SeaweedFS started on loopback
-# make venv   — .venv with the package (editable) and its test dependencies
+# make runtime — .venv with the package (editable) and what it needs at run time, no more
+# make venv   — the same, with the test dependencies
 # make lock   — infra/requirements.lock, the image's pinned and hashed dependencies
 # make train  — rebuild the field ranker's model file from ../shared/corpus and generated invoices
+# make calibrate-ocr — refit the confidence of OCR'd values (after `make train` or an OCR change)
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.ledgerline-installed
+RUNTIME_STAMP := $(VENV)/.ledgerline-runtime
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # `make test PYTEST_ARGS=tests/unit`; `make test PYTEST_XDIST=` runs in one process.
 PYTEST_XDIST ?= -n auto
@@ -16,24 +20,37 @@ SERVE_ARGS ?=
 BENCH ?= bench/run.py
 BENCH_ARGS ?=
 TRAIN_ARGS ?=
+CALIBRATE_ARGS ?=
 
-.PHONY: venv system-deps test serve bench train lint lock clean
+.PHONY: runtime venv system-deps serve-deps test serve bench train calibrate-ocr lint lock clean
 
+runtime: $(RUNTIME_STAMP)
 venv: $(STAMP)
 
-# Reinstalls only when the dependencies change; the editable install picks up code changes.
-$(STAMP): pyproject.toml
+# Each reinstalls only when the dependencies change; the editable install picks up code
+# changes. The test venv is the runtime one plus the test, fuzz and infra extras.
+$(RUNTIME_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,test,fuzz,infra]'
+	$(PIP_INSTALL) -e '.[binary]'
 	touch $@
 
+$(STAMP): $(RUNTIME_STAMP)
+	$(PIP_INSTALL) -e '.[binary,test,fuzz,infra]'
+	touch $@
+
+# What the service needs from the operating system (Tesseract's language data, OpenMP), and
+# what the suite needs besides (PostgreSQL, Chromium, libfaketime, a compiler for psycopg's C
+# implementation in the lock).
+serve-deps:
+	scripts/install-system-deps serve
+
 system-deps:
-	scripts/install-system-deps
+	scripts/install-system-deps test
 
 test: system-deps venv
 	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 
-serve: venv
+serve: serve-deps runtime
 	$(VENV)/bin/ledgerline db upgrade && exec $(VENV)/bin/ledgerline serve $(SERVE_ARGS)
 
 bench: venv
@@ -46,9 +63,14 @@ bench: venv
 train: venv
 	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ranker.train $(TRAIN_ARGS)
 
+# Scans and photos of generated invoices read by OCR (see extraction/ocr/calibrate.py); its map
+# names the ranker model it was fitted with, so run it after `make train`.
+calibrate-ocr: venv
+	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ocr.calibrate $(CALIBRATE_ARGS)
+
+# The same gates as tests/test_gates.py (which `make test` runs): ruff, mypy, import layers.
 lint: venv
-	$(PY) -m ruff --version >/dev/null 2>&1 || $(PY) -m pip install --quiet ruff
-	$(PY) -m ruff check service tests
+	$(PY) -m pytest -q tests/test_gates.py
 
 # The image installs exactly this (Dockerfile); regenerate it whenever pyproject.toml changes.
 lock: venv

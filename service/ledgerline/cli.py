@@ -1,28 +1,72 @@
-"""The `ledgerline` command line."""
+"""The `ledgerline` command line.
+
+Starting it is cheap: this module imports click and the standard library only, and each
+command imports what it uses (the settings, SQLAlchemy, the extraction code) when it runs, so
+`ledgerline --help`, or a script that runs `ledgerline extract` once per file, never pays for
+modules it does not use.
+
+Every error is one line on stderr and a non-zero exit status, click's usage errors and a bug's
+exception included (LEDGERLINE_LOG_LEVEL=debug adds the traceback).
+"""
 from __future__ import annotations
 
 import json
 import os
 import re
-import signal
 import sys
-import threading
 from datetime import timedelta
 
 import click
 
-from .config import ConfigError, Settings
 from .domain.identity import ACCOUNT_ROLES, Role, valid_account_name
 
+MAX_PORT = 65535
+# `ledgerline extract` warms the sandbox up (seconds: the official rules, Tesseract's models)
+# only for this many files or more; fewer, and each child loads what its document needs.
+WARM_UP_FROM_FILES = 8
 
-@click.group()
+
+class OneLineErrors(click.Group):
+    """click's group, with each error as one line (`ledgerline serve: --port: …`)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name or "ledgerline", complete_var, False, **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx else "ledgerline"
+            _exit(f"{_one_line(exc.format_message())} (see `{where} --help`)",
+                  code=exc.exit_code, prefix=where)
+        except click.ClickException as exc:
+            _exit(_one_line(exc.format_message()), code=exc.exit_code)
+        except (click.Abort, EOFError):  # a question left unanswered
+            _exit("Aborted", code=1)
+        except KeyboardInterrupt:
+            _exit("interrupted", code=130)
+        except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback only when asked for
+            if os.environ.get("LEDGERLINE_LOG_LEVEL", "").strip().lower() == "debug":
+                import traceback
+
+                traceback.print_exc()
+            _exit(f"unexpected {type(exc).__name__}: {_one_line(str(exc))}", code=1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@click.group(cls=OneLineErrors)
 @click.version_option(package_name="ledgerline", prog_name="ledgerline")
 def main() -> None:
     """Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
 
 
-def settings_or_exit() -> Settings:
+def settings_or_exit():
     """The validated settings, or one line per bad variable and exit status 2."""
+    from .config import ConfigError, Settings
+
     try:
         return Settings.from_env()
     except ConfigError as exc:
@@ -31,16 +75,22 @@ def settings_or_exit() -> Settings:
         sys.exit(2)
 
 
-def engine_or_exit(settings: Settings, *, migrated: bool = True, long_running: bool = False):
+def engine_or_exit(settings, *, migrated: bool = True, long_running: bool = False):
     """An engine on a database with this release's schema, else a clear line and exit 2.
 
-    `long_running` (serve, worker): a database that cannot be reached yet is not fatal; the
-    service reports it (503, readiness) and carries on once it is back."""
+    A SQLite file that does not exist is not created (only `db upgrade` and `serve` create
+    one): the line names the absolute path looked at. `long_running` (serve, worker): a
+    database that cannot be reached yet is not fatal; the service reports it (503,
+    readiness) and carries on once it is back."""
     from sqlalchemy.exc import OperationalError
 
-    from .adapters.db.engine import make_engine
+    from .adapters.db.engine import make_engine, sqlite_path
     from .adapters.db.migrate import schema_state
 
+    path = sqlite_path(settings.database_url)
+    if migrated and path is not None and not os.path.exists(path):
+        _exit(f"no database at {path}; run `ledgerline db upgrade` (or set "
+              "LEDGERLINE_DATABASE_URL or LEDGERLINE_DATA_DIR)")
     engine = make_engine(settings.database_url, timeout=settings.db_timeout_seconds)
     if not migrated:
         return engine
@@ -51,7 +101,8 @@ def engine_or_exit(settings: Settings, *, migrated: bool = True, long_running: b
             click.echo(f"ledgerline: cannot reach the database at {_shown_url(settings)} yet "
                        f"({type(exc.orig).__name__}); starting anyway", err=True)
             return engine
-        _exit(f"cannot reach the database at {_shown_url(settings)}: {exc.orig or exc}")
+        _exit(f"cannot reach the database at {_shown_url(settings)}: "
+              f"{_one_line(str(exc.orig or exc))}")
     if state.missing:
         _exit(f"the database at {_shown_url(settings)} has no Ledgerline schema; "
               "run `ledgerline db upgrade`")
@@ -61,15 +112,44 @@ def engine_or_exit(settings: Settings, *, migrated: bool = True, long_running: b
     return engine
 
 
-def _shown_url(settings: Settings) -> str:
+def _shown_url(settings) -> str:
+    """The database as a reader looks for it: a SQLite file's absolute path, else the URL
+    without its password."""
     from sqlalchemy.engine import make_url
 
-    return make_url(settings.database_url).render_as_string(hide_password=True)
+    from .adapters.db.engine import sqlite_path
+
+    return sqlite_path(settings.database_url) or make_url(
+        settings.database_url).render_as_string(hide_password=True)
 
 
-def _exit(message: str):
-    click.echo(f"ledgerline: {message}", err=True)
-    sys.exit(2)
+def _exit(message: str, *, code: int = 2, prefix: str = "ledgerline"):
+    click.echo(f"{prefix}: {message}", err=True)
+    sys.exit(code)
+
+
+@main.command("config")
+@click.option("--format", "fmt", type=click.Choice(["env", "json"]), default="env",
+              show_default=True)
+def config_command(fmt: str) -> None:
+    """Print the settings in force, every variable with its value (secrets as `set`): the
+    data directory first."""
+    from .config import env_name
+
+    settings = settings_or_exit()
+    shown = {}
+    for field in type(settings).model_fields:
+        value = getattr(settings, field)
+        if field in ("openai_api_key", "metrics_token") and value is not None:
+            value = "set"
+        shown[env_name(field)] = "" if value is None else str(getattr(value, "value", value))
+    if fmt == "json":
+        click.echo(json.dumps(shown))
+        return
+    import shlex
+
+    for name, value in shown.items():
+        click.echo(f"{name}={shlex.quote(value)}")
 
 
 @main.group()
@@ -123,6 +203,32 @@ def accounts_create(account: str) -> None:
     click.echo(f"created account {account}", err=True)
 
 
+@accounts.command("list")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+def accounts_list(fmt: str) -> None:
+    """Every account: created, retention, state, working keys and invoices."""
+    from .adapters.db.engine import transaction
+    from .adapters.db.keys import list_accounts
+
+    engine = engine_or_exit(settings_or_exit())
+    with transaction(engine, write=False) as conn:
+        found = list_accounts(conn)
+    _print_rows(found, ["name", "created_at", "retention_days", "state", "keys", "invoices"],
+                fmt)
+
+
+def _print_rows(rows: list[dict], columns: list[str], fmt: str) -> None:
+    """`rows` as one JSON array, or as a table of `columns` with a header."""
+    if fmt == "json":
+        click.echo(json.dumps(rows))
+        return
+    table = [["" if r[c] is None else str(r[c]) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in table]) for i, c in enumerate(columns)]
+    for row in [columns, ["-" * w for w in widths], *table]:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
 @accounts.command("delete")
 @click.argument("account")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
@@ -140,7 +246,7 @@ def accounts_delete(account: str, yes: bool) -> None:
     try:
         done = delete_account(services, account)
     finally:
-        services.engine.dispose()
+        services.db.close()
     if done is None:
         raise click.ClickException(f"no account {account!r}")
     click.echo(json.dumps({"deleted": account, **done.as_dict()}))
@@ -164,7 +270,7 @@ def accounts_set_retention(account: str, days: int | None, forever: bool) -> Non
         if not set_retention(services, account, days):
             raise click.ClickException(f"no account {account!r}")
     finally:
-        services.engine.dispose()
+        services.db.close()
     click.echo(f"account {account}: invoices kept "
                + (f"{days} days (applied by `ledgerline purge`)" if days else "until deleted"),
                err=True)
@@ -214,22 +320,16 @@ def keys_create(role: str, account: str | None, name: str | None,
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 def keys_list(account: str | None, fmt: str) -> None:
-    """Every key (never a secret): id, role, account, name, state, expiry."""
+    """Every key (never a secret): id, role, account, name, state, prefix, created, last used
+    (to the minute), expiry, the key that replaced it."""
     from .adapters.db.engine import transaction
     from .adapters.db.keys import list_keys
 
     engine = engine_or_exit(settings_or_exit())
     with transaction(engine, write=False) as conn:
         found = list_keys(conn, account)
-    if fmt == "json":
-        click.echo(json.dumps(found))
-        return
-    columns = ["id", "role", "account", "name", "state", "created_at", "expires_at",
-               "replaced_by"]
-    table = [[str(k[c] or "") for c in columns] for k in found]
-    widths = [max([len(c)] + [len(row[i]) for row in table]) for i, c in enumerate(columns)]
-    for row in [columns, ["-" * w for w in widths], *table]:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    _print_rows(found, ["id", "role", "account", "name", "state", "prefix", "created_at",
+                        "last_used_at", "expires_at", "replaced_by"], fmt)
 
 
 @keys.command("revoke")
@@ -250,22 +350,27 @@ def keys_revoke(key_id: str) -> None:
 @click.argument("key_id")
 @click.option("--grace", default="24h", show_default=True,
               help="how long the old key keeps working: 24h, 30m, 7d (0m: not at all)")
-@click.option("--expires-in", "expires_in", help="the new key stops working after 90d, 12h")
+@click.option("--expires-in", "expires_in",
+              help="the new key stops working after 90d, 12h (default: when the old one would)")
 def keys_rotate(key_id: str, grace: str, expires_in: str | None) -> None:
-    """Print a new key for KEY_ID's role, account and name (last line of stdout); the old
-    one works for the grace period more."""
+    """Print a new key for KEY_ID's role, account, name and expiry (last line of stdout),
+    speaking for the same caller (its uploads, its Idempotency-Keys); the old one works for the
+    grace period more. A revoked or expired key is not rotated."""
+    from .adapters.db.accounts import UnknownAccount
     from .adapters.db.engine import transaction
-    from .adapters.db.keys import rotate
+    from .adapters.db.keys import CannotRotate, rotate
     from .bootstrap import utcnow
 
     grace_seconds = parse_horizon(grace, "--grace").total_seconds()
     engine = engine_or_exit(settings_or_exit())
-    with transaction(engine, write=True) as conn:
-        made = rotate(conn, key_id, grace_seconds, utcnow(),
-                      expires_in=_seconds(expires_in, "--expires-in"))
-    if made is None:
-        raise click.ClickException(f"no key {key_id!r} that still works")
-    new_id, secret = made
+    try:
+        with transaction(engine, write=True) as conn:
+            new_id, secret = rotate(conn, key_id, grace_seconds, utcnow(),
+                                    expires_in=_seconds(expires_in, "--expires-in"))
+    except CannotRotate as exc:
+        raise click.ClickException(str(exc)) from None
+    except UnknownAccount:
+        raise click.ClickException(f"key {key_id}'s account is being deleted") from None
     click.echo(f"created key {new_id} to replace {key_id} (which works for {grace} more); "
                "it is shown only once:", err=True)
     click.echo(secret)
@@ -273,7 +378,7 @@ def keys_rotate(key_id: str, grace: str, expires_in: str | None) -> None:
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, MAX_PORT))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--no-embedded-worker", is_flag=True, help="leave extraction to `ledgerline worker`")
 def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
@@ -282,19 +387,38 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
     from .adapters.db.migrate import upgrade
 
     settings = settings_or_exit()
+    _check_listen(host, port)
     if sqlite_path(settings.database_url):
         upgrade(settings.database_url)  # the embedded default sets itself up
     engine_or_exit(settings, long_running=True).dispose()
+    click.echo(f"ledgerline: data directory {settings.data_dir} (database "
+               f"{_shown_url(settings)}, originals {settings.storage_url}); serving on "
+               f"http://{host}:{port}", err=True)
     env = dict(os.environ)
     env["LEDGERLINE_EMBEDDED_WORKER"] = "0" if no_embedded_worker else "1"
-    # Normalised for gunicorn's configuration, which reads them raw: the access log is on
-    # unless LEDGERLINE_ACCESS_LOG turns it off.
-    env["LEDGERLINE_ACCESS_LOG"] = "0" if settings.access_log is False else "1"
     env["LEDGERLINE_LOG_LEVEL"] = settings.log_level
+    # Resolved once, here: every process of the service uses exactly these.
+    env["LEDGERLINE_DATA_DIR"] = settings.data_dir
     env["LEDGERLINE_DATABASE_URL"] = settings.database_url
+    env["LEDGERLINE_STORAGE_URL"] = settings.storage_url
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:ledgerline.gunicorn_conf",
             "--bind", f"{host}:{port}", "--workers", str(workers), "ledgerline.wsgi:app"]
     os.execve(sys.executable, argv, env)
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Bind once before gunicorn does, so that a taken port or an unknown host is one line
+    rather than gunicorn's retries."""
+    import socket
+
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+            probe.bind(address)
+    except OSError as exc:
+        _exit(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 @main.command()
@@ -306,36 +430,14 @@ def serve(host: str, port: int, workers: int, no_embedded_worker: bool) -> None:
               help="webhook delivery threads beside the extraction threads (0: none)")
 def worker(concurrency: int, grace: float | None, deliveries: int) -> None:
     """Run a standalone extraction worker (and webhook deliveries) until SIGTERM or SIGINT."""
-    import logging
-
-    from .adapters.db.notify import Listener
-    from .bootstrap import bootstrap, configured_extractor
-    from .service_layer.webhooks import DeliveryWorker
-    from .service_layer.worker import Shutdown, Worker
+    from . import logs
+    from .bootstrap import bootstrap
+    from .workers import run_workers
 
     settings = settings_or_exit()
-    logging.basicConfig(level=settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure_from(settings)
     services = bootstrap(settings, engine=engine_or_exit(settings, long_running=True))
-    # One extractor per worker thread: a lost lease cancels only that thread's extraction.
-    extractors = [services.extractor] + [configured_extractor(settings, store=services.store)
-                                         for _ in range(concurrency - 1)]
-    shutdown = Shutdown(extractors, settings.lease_seconds if grace is None else grace)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, shutdown.request)
-    Listener.wake_workers(services.engine, services.work_available, shutdown.stop)
-    threads = [threading.Thread(target=Worker(services, extractor=extractor).run,
-                                args=(shutdown.stop,), name=f"worker-{i}")
-               for i, extractor in enumerate(extractors)]
-    # Webhook deliveries run beside the extractions (service_layer/webhooks.py).
-    threads += [threading.Thread(target=DeliveryWorker(services).run, args=(shutdown.stop,),
-                                 name=f"webhooks-{i}") for i in range(deliveries)]
-    for t in threads:
-        t.start()
-    while any(t.is_alive() for t in threads):
-        for t in threads:
-            t.join(timeout=0.5)
-    shutdown.done()
+    run_workers(services, concurrency=concurrency, deliveries=deliveries, grace=grace).wait()
 
 
 @main.command()
@@ -347,8 +449,6 @@ def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
     told by content: PDF, scan or photo, e-invoice XML). One JSON line per file: {"file",
     "document"} or {"file", "error"}; exit status 1 when any file failed. On a terminal, a
     progress bar on stderr."""
-    from tqdm import tqdm
-
     from .bootstrap import configured_extractor
     from .formats import accepted_names
     from .service_layer.offline_extract import answer, plan
@@ -357,8 +457,16 @@ def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
     if not work.files:
         click.echo(f"ledgerline extract: no accepted files ({accepted_names()}) found", err=True)
         return
+    # A few PDFs: the sandbox's children load only what each needs, and the first page is
+    # read within a second; many files, or images (read by OCR for certain), and the fork
+    # server's warm-up (Tesseract's models among it) pays for itself.
     extractor = configured_extractor(settings_or_exit(),
-                                     use_embedded_xml=False if no_embedded_xml else None)
+                                     use_embedded_xml=False if no_embedded_xml else None,
+                                     warm_up=len(work.files) >= WARM_UP_FROM_FILES
+                                     or any(_is_image(f.path) for f in work.files
+                                            if f.error is None))  # never open a FIFO
+    from tqdm import tqdm
+
     failed = 0
     # disable=None: no bar unless stderr is a terminal; tqdm.write keeps the lines clear of it
     with tqdm(total=len(work.files), unit="file", disable=None, dynamic_ncols=True) as bar:
@@ -372,6 +480,15 @@ def extract(no_embedded_xml: bool, paths: tuple[str, ...]) -> None:
             bar.update()
     if failed:
         sys.exit(1)
+
+
+def _is_image(path: str) -> bool:
+    from .formats import detect_file
+
+    try:
+        return detect_file(path).is_image
+    except (OSError, ValueError):  # answered with its own error, never extracted
+        return False
 
 
 @main.command()
@@ -429,7 +546,9 @@ def _print_uploads(uc, results, fmt: str) -> None:
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=[*uc.COLUMNS, "needs_review"])
         writer.writeheader()
-        writer.writerows(rows)
+        # true/false, as every CSV of the service writes booleans (not Python's True/False)
+        writer.writerows({key: ("true" if value else "false") if isinstance(value, bool)
+                          else value for key, value in row.items()} for row in rows)
         click.echo(out.getvalue(), nl=False)
         return
     table = [[uc.relative(r["path"]), *(str(r[c] or "") for c in uc.COLUMNS[1:-1])]
@@ -550,7 +669,7 @@ def purge(older_than: str) -> None:
     try:
         done = purge_rows(services, horizon)
     finally:
-        services.engine.dispose()
+        services.db.close()
     click.echo(json.dumps({"older_than": older_than, "purged": done.as_dict()}))
 
 

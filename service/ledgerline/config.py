@@ -2,11 +2,19 @@
 
 `Settings.from_env()` reads `LEDGERLINE_*` (pydantic-settings) and raises `ConfigError`, one
 line per bad variable naming it and the forms it accepts, so that a typo stops the service
-before it starts rather than as a traceback (or a busy loop) later. `Settings(...)` builds
+before it starts rather than as a traceback (or a busy loop) later; a variable it does not know
+at all (a misspelt name) is named with the closest one it does. `Settings(...)` builds
 settings from arguments alone, as tests do.
+
+The embedded default keeps its database and originals in one data directory, absolute and
+resolved once, here: `LEDGERLINE_DATA_DIR`, else `$XDG_DATA_HOME/ledgerline` (by default
+`~/.local/share/ledgerline`), so that every command finds the same database from whatever
+directory it is run. Relative paths in the URLs are made absolute against the directory the
+settings were read in.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -17,8 +25,6 @@ from pydantic import (ByteSize, Field, SecretStr, TypeAdapter, ValidationError, 
                       model_validator)
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from .domain.cache import CacheMode
 from .domain.providers import Provider
@@ -31,10 +37,25 @@ POSTGRES_DRIVER = "postgresql+psycopg"
 # Accepted and rewritten to the psycopg driver: what Heroku, RDS consoles and libpq print.
 POSTGRES_ALIASES = ("postgres", "postgresql")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+LOG_FORMATS = ("auto", "json", "console")
 MIN_LEASE_SECONDS = 1.0  # below this, renewals (every third of a lease) become a busy loop
 MIN_EXTRACT_MEMORY_MB = 64  # the extraction child cannot even import its parser below this
 MIN_IDEMPOTENCY_TTL_SECONDS = 60.0  # shorter would expire keys of clients still retrying
 MAX_PORT = 65535
+DATA_DIR_NAME = "ledgerline"  # under $XDG_DATA_HOME (~/.local/share)
+SQLITE_FILE = "ledgerline.sqlite3"
+OBJECTS_DIR = "objects"
+# LEDGERLINE_ variables that something other than these settings reads: not typos.
+OTHER_VARIABLES = {
+    "LEDGERLINE_EMBEDDED_WORKER": "set by `ledgerline serve` for its gunicorn processes",
+    "LEDGERLINE_API_KEY": "the key of `ledgerline upload`",
+    **dict.fromkeys(["LEDGERLINE_IMAGE", "LEDGERLINE_BUCKET", "LEDGERLINE_API_PROCESSES",
+                     "LEDGERLINE_API_PORT", "LEDGERLINE_WORKER_CONCURRENCY"],
+                    "infra/compose.yaml"),
+    **dict.fromkeys(["LEDGERLINE_CORPUS", "LEDGERLINE_PG_BINDIR", "LEDGERLINE_WEED",
+                     "LEDGERLINE_FUZZ_SCALE", "LEDGERLINE_SCREENSHOT_DIR",
+                     "LEDGERLINE_TEST_CLOCK_SKEW_SECONDS"], "the test suite"),
+}
 
 
 class ConfigError(ValueError):
@@ -46,8 +67,10 @@ class Settings(BaseSettings):
                                       env_ignore_empty=True, validate_by_name=True,
                                       validate_by_alias=True)
 
-    database_url: str = "sqlite:///var/ledgerline.sqlite3"
-    storage_url: str = "file://./var/objects"
+    # The embedded default's database and originals (absolute; see the module's docstring).
+    data_dir: str = ""
+    database_url: str = ""  # "": the SQLite file in data_dir
+    storage_url: str = ""  # "": the objects directory in data_dir
     price_per_call: Decimal = Field(Decimal("0.004"),
                                     validation_alias="LEDGERLINE_MODEL_PRICE_PER_CALL")
     cache_mode: CacheMode = CacheMode.ON
@@ -69,8 +92,9 @@ class Settings(BaseSettings):
     # PostgreSQL: connect timeout and statement timeout; past it plus a margin a silent
     # server's connection is dropped (adapters/db/engine.py).
     db_timeout_seconds: float = 5.0
-    access_log: bool | None = None  # None: on under `ledgerline serve`
+    access_log: bool = True  # one log line per HTTP request (http/request_log.py)
     log_level: str = "info"
+    log_format: str = "auto"  # json, console, or auto: JSON unless on a terminal (logs.py)
     # After this many seconds an Idempotency-Key names nothing any more: the same key starts
     # a new operation (24 h, the IETF draft's suggestion and Stripe's figure).
     idempotency_key_ttl: float = Field(86_400.0, validation_alias="LEDGERLINE_IDEMPOTENCY_KEY_TTL")
@@ -86,9 +110,12 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = 120.0  # a whole request body; then 408, nothing accepted
     max_requests_per_key: int = 64  # in flight at once per key and API process; 0 = no cap
     max_waits_per_key: int = 32  # `Prefer: wait` holds at once per key and process; 0 = no cap
-    auth_failures_per_minute: int = 30  # unknown keys per client address and process; 0 = off
+    auth_failures_per_minute: int = 30  # failed keys per address, and per prefix; 0 = off
     trusted_proxy_hops: int = 0  # proxies whose X-Forwarded-* headers are believed
     metrics_token: str | None = None  # may read /metrics besides operator keys
+    # The dashboard's session cookie is Secure on https (direct, or a trusted proxy's
+    # X-Forwarded-Proto); 1 makes it Secure on every request, behind a proxy not trusted.
+    dashboard_secure_cookie: bool = False
     metrics_snapshot_seconds: float = 15.0  # scrapes reuse the queue gauges this long
     # Plain gunicorn (gunicorn_conf.py); `ledgerline serve` passes its own --host, --port
     # and --workers.
@@ -124,19 +151,44 @@ class Settings(BaseSettings):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        source = _MappingSource(cls, os.environ if env is None else env)
+        env = os.environ if env is None else env
+        unknown = [_unknown(name) for name in sorted(env) if name.upper().startswith(PREFIX)
+                   and name.upper() not in known_variables()]
+        if unknown:
+            raise ConfigError("\n".join(unknown))
+        source = _MappingSource(cls, env)
         try:
             return cls(**source())
         except ValidationError as exc:
             raise ConfigError("\n".join(_one_line(e) for e in exc.errors())) from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _in_data_dir(cls, values):
+        """The data directory resolved once, and the embedded default's URLs inside it."""
+        values = dict(values)
+        data = values.get("data_dir") or default_data_dir()
+        values["data_dir"] = data = os.path.abspath(os.path.expanduser(str(data)))
+        if not values.get("database_url"):
+            values["database_url"] = f"sqlite:///{os.path.join(data, SQLITE_FILE)}"
+        if not values.get("storage_url"):
+            values["storage_url"] = f"file://{os.path.join(data, OBJECTS_DIR)}"
+        return values
 
     # -- one validator per kind of value, each saying what it accepts -----------------------
 
     @field_validator("database_url", mode="before")
     @classmethod
     def _database_url(cls, value):
+        text = str(value)
+        if text.startswith("sqlite:///") and "?" not in text:  # the default: no SQLAlchemy
+            path = text.removeprefix("sqlite:///")
+            return f"sqlite:///{os.path.abspath(path) if path != ':memory:' else path}"
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
         try:
-            url = make_url(str(value))
+            url = make_url(text)
         except ArgumentError:
             raise ValueError("not a database URL; use sqlite:///PATH or "
                              f"{POSTGRES_DRIVER}://USER:PASSWORD@HOST:PORT/DATABASE") from None
@@ -146,6 +198,8 @@ class Settings(BaseSettings):
             raise ValueError(f"unsupported scheme {url.drivername!r}; use sqlite:///PATH or "
                              f"{POSTGRES_DRIVER}://… (postgres:// and postgresql:// are "
                              "accepted too)")
+        if url.drivername == "sqlite" and url.database not in (None, "", ":memory:"):
+            url = url.set(database=os.path.abspath(url.database))  # the same file from anywhere
         return url.render_as_string(hide_password=False)
 
     @field_validator("storage_url", mode="before")
@@ -155,6 +209,8 @@ class Settings(BaseSettings):
         scheme, sep, rest = text.partition("://")
         if not sep or scheme not in ("file", "s3") or not rest.strip("/"):
             raise ValueError("use file://DIRECTORY or s3://BUCKET[/PREFIX]")
+        if scheme == "file":
+            return f"file://{os.path.abspath(os.path.expanduser(rest))}"
         return text
 
     @field_validator("price_per_call", "textract_price_per_page", "openai_price_input_per_mtok",
@@ -249,7 +305,8 @@ class Settings(BaseSettings):
             raise ValueError("must be an existing directory")
         return value
 
-    @field_validator("embedded_xml", "access_log", "openai_vision", mode="before")
+    @field_validator("embedded_xml", "access_log", "openai_vision", "dashboard_secure_cookie",
+                     mode="before")
     @classmethod
     def _switch(cls, value):
         if value is None or isinstance(value, bool):
@@ -342,13 +399,14 @@ class Settings(BaseSettings):
                              f"{','.join(TESSERACT_NAMES)}, or all")
         return ",".join(languages)
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "log_format", mode="before")
     @classmethod
-    def _log_level(cls, value):
-        level = str(value).strip().lower()
-        if level not in LOG_LEVELS:
-            raise ValueError(f"must be one of: {', '.join(LOG_LEVELS)}")
-        return level
+    def _one_word_of(cls, value, info):
+        word = str(value).strip().lower()
+        words = LOG_LEVELS if info.field_name == "log_level" else LOG_FORMATS
+        if word not in words:
+            raise ValueError(f"must be one of: {', '.join(words)}")
+        return word
 
     @field_validator("header_timeout_seconds", "body_timeout_seconds", mode="before")
     @classmethod
@@ -420,6 +478,28 @@ class _MappingSource(EnvSettingsSource):
     def _load_env_vars(self):
         return parse_env_vars(self._env, self.case_sensitive, self.env_ignore_empty,
                               self.env_parse_none_str)
+
+
+def default_data_dir() -> str:
+    """$XDG_DATA_HOME/ledgerline, else ~/.local/share/ledgerline (the XDG base directories)."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, DATA_DIR_NAME)
+
+
+def known_variables() -> set[str]:
+    return {env_name(field) for field in Settings.model_fields} | set(OTHER_VARIABLES)
+
+
+def _unknown(name: str) -> str:
+    """One line naming the variable and the known one closest to it (compared without the
+    prefix they all share)."""
+    suffixes = {known[len(PREFIX):]: known for known in sorted(known_variables())}
+    closest = difflib.get_close_matches(name.upper()[len(PREFIX):], list(suffixes), n=1,
+                                        cutoff=0.6)
+    hint = (f"; did you mean {suffixes[closest[0]]}?" if closest
+            else "; see docs/configuration.md")
+    return f"{name}: unknown variable{hint}"
 
 
 def env_name(field: str) -> str:

@@ -15,7 +15,6 @@ import math
 import os
 import shutil
 import tempfile
-import threading
 
 from ledgerline.cli import settings_or_exit
 
@@ -45,9 +44,12 @@ max_requests_jitter = 500
 # never because of the peer's address.
 forwarded_allow_ips = ""
 control_socket = os.path.join(RUNTIME_DIR, "gunicorn.ctl")
-# Off unless LEDGERLINE_ACCESS_LOG=1; `ledgerline serve` sets it unless told 0.
-accesslog = "-" if SETTINGS.access_log else None
-logger_class = "ledgerline.access_log.RedactingLogger"  # never logs API keys
+# gunicorn's own access log stays off: the application writes one line per request, with
+# its route, key id and request id (http/request_log.py; LEDGERLINE_ACCESS_LOG=0 turns it
+# off). gunicorn's error log goes out as the service's lines (logs.py); should anyone turn
+# the access log on, it never logs API keys (access_log.py).
+accesslog = None
+logger_class = "ledgerline.logs.GunicornLogger"
 errorlog = "-"
 loglevel = SETTINGS.log_level
 
@@ -94,7 +96,7 @@ def post_worker_init(worker):
         return
     from multiprocessing import forkserver
 
-    from ledgerline.service_layer.worker import Shutdown, Worker
+    from ledgerline.workers import run_workers
 
     # The sandbox's fork server preloads pdfminer for a fraction of a second; start it now,
     # beside the event loop, so the first job does not wait for it on the loop.
@@ -102,28 +104,16 @@ def post_worker_init(worker):
     services = worker.wsgi.extensions["ledgerline"]
     # On shutdown the embedded worker may finish its job for half of gunicorn's graceful
     # timeout; then its extraction is cancelled and the job handed back (lease released)
-    # before gunicorn's own deadline kills the process.
-    shutdown = Shutdown(services.extractor, grace=worker.cfg.graceful_timeout / 2)
-    thread = threading.Thread(target=Worker(services).run, args=(shutdown.stop,),
-                              name="embedded-worker", daemon=True)
-    thread.start()
-    # Webhook deliveries beside the extractions: the embedded default needs no other process.
-    from ledgerline.service_layer.webhooks import DeliveryWorker
-
-    deliveries = threading.Thread(target=DeliveryWorker(services).run, args=(shutdown.stop,),
-                                  name="embedded-webhooks", daemon=True)
-    deliveries.start()
-    worker._ledgerline_worker = ((thread, deliveries), shutdown)
+    # before gunicorn's own deadline kills the process. Webhook deliveries run beside it:
+    # the embedded default needs no other process.
+    worker._ledgerline_worker = run_workers(services, grace=worker.cfg.graceful_timeout / 2,
+                                            embedded=True)
 
 
 def worker_exit(server, worker):
     embedded = getattr(worker, "_ledgerline_worker", None)
     if embedded is not None:
-        threads, shutdown = embedded
-        shutdown.request()
-        for thread in threads:
-            thread.join(timeout=graceful_timeout)
-        shutdown.done()
+        embedded.stop(timeout=graceful_timeout)
 
 
 def child_exit(server, worker):

@@ -33,6 +33,12 @@ LEASES_LOST = Counter("ledgerline_leases_lost_total",
                       "Leases a working worker found expired or taken over")
 PUBLISHES_REJECTED = Counter("ledgerline_publishes_rejected_total",
                              "Results discarded because the worker no longer held the lease")
+WEBHOOK_DELIVERIES = Counter("ledgerline_webhook_deliveries_total",
+                             "Webhook delivery attempts by outcome (domain.webhooks.OUTCOMES)",
+                             ["outcome"])
+WEBHOOK_DELIVERY_SECONDS = Histogram("ledgerline_webhook_delivery_seconds",
+                                     "Time one webhook delivery attempt took, whatever its "
+                                     "outcome", buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
 
 
 def count_upload(upload):
@@ -50,6 +56,11 @@ def count_upload(upload):
 def model_call_started(cost) -> None:
     MODEL_CALLS_STARTED.inc()
     MODEL_COST.inc(float(cost))
+
+
+def webhook_attempt(outcome: str, seconds: float) -> None:
+    WEBHOOK_DELIVERIES.labels(outcome).inc()
+    WEBHOOK_DELIVERY_SECONDS.observe(seconds)
 
 
 def timed_extraction(extract, *args):
@@ -92,7 +103,7 @@ class QueueSnapshot:
         try:
             with transaction(self.services.engine, write=False) as conn:
                 return queue_state(conn)
-        except Exception as exc:  # the database away: the gauges are left out, not invented
+        except Exception as exc:  # noqa: BLE001 - the database away: the gauges are left out, not invented
             log.warning("metrics: cannot read the queue state: %r", exc)
             return None
 
@@ -100,26 +111,56 @@ class QueueSnapshot:
         state = self.state()
         if state is None:
             return
-        for name, doc, value in [
-            ("ledgerline_queue_depth", "Jobs waiting for a worker", state.pending),
-            ("ledgerline_queue_oldest_pending_age_seconds",
-             "How long the oldest waiting job has waited", state.oldest_pending_age),
-            ("ledgerline_jobs_running", "Jobs a worker holds", state.running),
-            ("ledgerline_leases_expired", "Running jobs whose lease ran out, awaiting takeover",
-             state.expired_leases),
-        ]:
-            yield GaugeMetricFamily(name, doc, value=value)
+        depth = GaugeMetricFamily("ledgerline_queue_depth",
+                                  "Jobs in flight by state: pending (claimable), retrying "
+                                  "(waiting out a backoff), running (a worker holds it)",
+                                  labels=["state"])
+        oldest = GaugeMetricFamily("ledgerline_queue_oldest_age_seconds",
+                                   "How long the oldest job of each state has been in it "
+                                   "(pending, retrying: since created; running: since claimed)",
+                                   labels=["state"])
+        for name, count in state.depth.items():
+            depth.add_metric([name], count)
+            oldest.add_metric([name], state.oldest_age[name])
+        yield depth
+        yield oldest
+        yield GaugeMetricFamily("ledgerline_leases_expired",
+                                "Running jobs whose lease ran out, awaiting takeover",
+                                value=state.expired_leases)
 
 
-def render(queue: QueueSnapshot | None = None) -> tuple[bytes, str]:
+class BuildInfo:
+    """`ledgerline_build_info`: 1, labelled with what this process runs (the release, Python,
+    and the extractor's schema, preprocessing and model versions)."""
+
+    def __init__(self, versions=None):
+        import platform
+
+        from . import __version__
+
+        self.labels = {"version": __version__, "python": platform.python_version()}
+        if versions is not None:
+            self.labels.update(schema=versions.schema, preprocessing=versions.preprocessing,
+                               model=versions.model)
+
+    def collect(self):
+        info = GaugeMetricFamily("ledgerline_build_info", "What this process runs",
+                                 labels=list(self.labels))
+        info.add_metric(list(self.labels.values()), 1)
+        yield info
+
+
+def render(*collectors) -> tuple[bytes, str]:
+    """Every process's counters and histograms, then `collectors` (the queue's snapshot, the
+    build information), which this process answers for alone."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
     body = generate_latest(registry)
-    if queue is not None:
-        shared = CollectorRegistry()
-        shared.register(queue)
-        body += generate_latest(shared)
-    return body, CONTENT_TYPE_LATEST
+    own = CollectorRegistry()
+    for collector in collectors:
+        if collector is not None:
+            own.register(collector)
+    return body + generate_latest(own), CONTENT_TYPE_LATEST

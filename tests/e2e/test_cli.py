@@ -39,7 +39,7 @@ def test_extract_prints_one_document_per_file(tmp_path):
     out = ledgerline(env_for(tmp_path), "extract", *files)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     assert [line["file"] for line in lines] == files
-    assert all(line["document"]["schema_version"] == "invoice-v1" for line in lines)
+    assert all(line["document"]["schema_version"] == "invoice-v2" for line in lines)
     assert out.stderr == ""  # on a pipe: no progress bar
     assert not (tmp_path / "cli.sqlite3").exists()  # offline: no database touched
 
@@ -55,7 +55,7 @@ def test_extract_runs_the_configured_sandbox_and_reports_bad_files(tmp_path):
     first, second = (json.loads(line) for line in out.stdout.strip().splitlines())
     assert first == {"file": str(bomb), "error": {"code": "pdf_too_large",
                                                   "message": first["error"]["message"]}}
-    assert second["file"] == str(good) and second["document"]["schema_version"] == "invoice-v1"
+    assert second["file"] == str(good) and second["document"]["schema_version"] == "invoice-v2"
 
 
 def _invoice_tree(root):

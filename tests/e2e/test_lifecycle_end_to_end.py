@@ -111,6 +111,7 @@ def test_the_batch_client_never_uploads_a_file_twice(service, tmp_path):
     lines = third.stdout.strip().splitlines()
     assert lines[0].startswith("path,invoice_id,status,cache") and len(lines) == 6
     assert all(",replayed," in line for line in lines[1:])
+    assert all(line.rsplit(",", 1)[1] in ("true", "false") for line in lines[1:])
     assert "files  completed  hit  joined  replayed" in third.stderr
     assert service.scalar("SELECT count(*) FROM invoices") == 4
     assert service.scalar("SELECT count(*) FROM model_calls") == 4

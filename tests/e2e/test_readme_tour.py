@@ -1,6 +1,7 @@
-"""The README's tour and worked example, run as written: every shell block of both sections in
-one bash session (as one user in one terminal), against `make serve` started on a fresh data
-directory. The only change to the text is the port, 8000 → a free one.
+"""The README's tour and the worked example that continues it, run as written: every shell block
+of both sections in one bash session (as one user in one terminal), against `make serve` started
+on a fresh data directory. The only change to the text is the port, 8000 → a free one. Each
+section is read wherever it lives: the README or any page of docs/.
 
 Every command must succeed (`set -euo pipefail`), and every claim the README makes about an
 answer must hold: the status line and headers written as comments under a command, and an
@@ -24,6 +25,7 @@ from tests.e2e.service import stop, wait_until_ready
 from tests.servers import free_port
 
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 TOUR, EXAMPLE = "A short tour", "Worked example"
 README_ADDRESS = "127.0.0.1:8000"
 TOUR_SECONDS = 300  # the whole script; the two synthetic days take most of it
@@ -48,6 +50,12 @@ class Block:
 
 # --- reading the README -------------------------------------------------------------------
 
+def headings(tokens, heading: str):
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and tokens[i + 1].content.startswith(heading):
+            yield i
+
+
 def section_fences(tokens, heading: str):
     """The fenced blocks under the heading that starts with `heading`, up to the next heading
     of the same or a higher level."""
@@ -63,11 +71,20 @@ def section_fences(tokens, heading: str):
             yield token.info.strip(), token.content
 
 
-def tour_blocks(text: str) -> list[Block]:
-    tokens = MarkdownIt().parse(text)
+def pages() -> dict[str, str]:
+    """The README and every page of docs/, by path."""
+    return {str(path.relative_to(REPO)): path.read_text()
+            for path in [README, *sorted(DOCS.glob("**/*.md"))]}
+
+
+def tour_blocks(texts: dict[str, str]) -> list[Block]:
+    """The blocks of the tour, then of the worked example, from the one page holding each."""
+    parsed = {name: MarkdownIt().parse(text) for name, text in texts.items()}
     blocks: list[Block] = []
     for heading in (TOUR, EXAMPLE):
-        for lang, content in section_fences(tokens, heading):
+        holding = [name for name, tokens in parsed.items() if list(headings(tokens, heading))]
+        assert len(holding) == 1, f"{heading!r} should be the heading of one page: {holding}"
+        for lang, content in section_fences(parsed[holding[0]], heading):
             if lang == "sh":
                 blocks.append(Block(steps(content, len(blocks))))
             else:
@@ -151,7 +168,7 @@ def check_output(block: Block, output: str) -> None:
 def check_prose_claims(blocks, by_id: dict, out: dict, work: Path, log_path: Path) -> None:
     """What the README says in words: the customer sees every invoice and the supplier only
     its own; the sample comes with its expected fields; the service's report is the CLI's;
-    the dashboard shows the example's days; `serve` writes an access log."""
+    the dashboard shows the example's days; `serve` logs each request as a JSON line."""
     uploads = [i for i, s in by_id.items() if "--data-binary" in s.command]
     supplier_upload = final_response(out[uploads[0]])[1]["location"].rsplit("/", 1)[1]
     [everything, own] = [json.loads(out[i])["items"] for i, s in by_id.items()
@@ -166,21 +183,25 @@ def check_prose_claims(blocks, by_id: dict, out: dict, work: Path, log_path: Pat
     assert json.loads(api_report) == json.loads(example)
     page = (work / "dashboard.html").read_text()
     assert "2026-11-29" in page and "2026-11-30" in page and "40,000" in page
-    assert "POST /v1/accounts/acme/invoices" in log_path.read_text()
+    requests_logged = [json.loads(line) for line in log_path.read_text().splitlines()
+                       if line.startswith("{") and '"ledgerline.request"' in line]
+    assert any(r["method"] == "POST" and r["route"] == "/v1/accounts/{account}/invoices"
+               and r["account"] == "acme" and r["request_id"] for r in requests_logged)
 
 
 # --- running it ---------------------------------------------------------------------------
 
 def user_env(home: Path) -> dict:
-    """A user's environment: none of this machine's LEDGERLINE_ settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGERLINE_")}
+    """A user's environment: none of this machine's LEDGERLINE_ settings, a home of its own
+    (where both terminals find the default data directory)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("LEDGERLINE_") and k != "XDG_DATA_HOME"}
     return {**env, "HOME": str(home)}
 
 
 def start_make_serve(data: Path, log_path: Path):
-    """`make serve` on a free port with its database and objects under `data`."""
-    env = {**user_env(data), "LEDGERLINE_DATABASE_URL": f"sqlite:///{data}/var/ledgerline.sqlite3",
-           "LEDGERLINE_STORAGE_URL": f"file://{data}/var/objects"}
+    """`make serve` on a free port, its default data directory in the home `data`."""
+    env = user_env(data)
     for attempt in range(START_ATTEMPTS):
         port = free_port()
         with open(log_path, "ab") as log:
@@ -188,7 +209,7 @@ def start_make_serve(data: Path, log_path: Path):
                                      f"SERVE_ARGS=--port {port}"], env=env, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            wait_until_ready(f"http://127.0.0.1:{port}", proc, log_path, timeout=60)
+            wait_until_ready(f"http://127.0.0.1:{port}", proc, log_path)
             return proc, port
         except RuntimeError:
             stop(proc)
@@ -198,7 +219,7 @@ def start_make_serve(data: Path, log_path: Path):
 
 @pytest.fixture
 def tour(tmp_path):
-    blocks = tour_blocks(README.read_text())
+    blocks = tour_blocks(pages())
     work = tmp_path / "terminal"  # the second terminal's directory: the user's checkout
     work.mkdir()
     (work / ".venv").symlink_to(REPO / ".venv")
@@ -268,3 +289,20 @@ def test_an_output_block_must_be_what_the_command_prints():
     with pytest.raises(AssertionError):
         check_output(Block([Step(0, "table")], ("", "day  calls\n1    40,000\n")),
                      "day  calls\n1    40,001\n")
+
+
+def test_the_tour_is_read_from_whichever_page_holds_each_section():
+    found = tour_blocks({"README.md": "# X\n## A short tour\n```sh\necho one\n```\n## Next\n"
+                                      "```sh\necho never\n```\n",
+                         "docs/ops.md": "# Ops\n### Worked example: a day\n```sh\necho two\n```\n"
+                                        "```json\n{}\n```\n"})
+    assert [[s.command for s in b.steps] for b in found] == [["echo one"], ["echo two"]]
+    assert found[1].output == ("json", "{}\n")
+    with pytest.raises(AssertionError):  # a section on two pages: which one runs is unclear
+        tour_blocks({"README.md": "## A short tour\n", "docs/a.md": "## A short tour\n"})
+
+
+def test_the_pages_hold_the_tour_and_the_worked_example():
+    blocks = tour_blocks(pages())
+    assert sum(len(b.steps) for b in blocks) > 10
+    assert any(b.output and b.output[0] == "json" for b in blocks)

@@ -52,7 +52,7 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 
 @pytest.fixture(scope="module")
 def template() -> dict:
-    return yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
+    return yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CfnLoader)
 
 
 @pytest.fixture(scope="module")

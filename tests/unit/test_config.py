@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ledgerline.config import ConfigError, Settings, env_name
+from ledgerline.config import ConfigError, Settings, env_name, known_variables
 from tests.conftest import REPO
 
 # Set by the suite itself for the processes it starts, never by a person.
@@ -115,8 +115,8 @@ def test_the_edge_and_gunicorn_settings_have_working_defaults_and_accept_their_f
         "unix:/run/ledgerline.sock")
 
 
-def test_every_variable_is_documented_in_the_readme():
-    readme = (REPO / "README.md").read_text()
+def test_every_variable_is_documented_in_the_configuration_page():
+    readme = (REPO / "docs" / "configuration.md").read_text()
     names = {env_name(field) for field in Settings.model_fields}
     for path in [*REPO.glob("service/**/*.py"), *REPO.glob("tests/**/*.py")]:
         names |= set(re.findall(r"environ(?:\.get)?\(?\[?\"((?:LEDGERLINE|PROMETHEUS)_\w+)\"",
@@ -124,3 +124,50 @@ def test_every_variable_is_documented_in_the_readme():
     names |= set(re.findall(r"^(\w+) \?=", (REPO / "Makefile").read_text(), re.M))
     assert len(names) > 30
     assert sorted(n for n in names - SUITE_INTERNAL if not re.search(rf"\b{n}\b", readme)) == []
+
+
+def test_an_unknown_variable_is_named_with_the_closest_known_one():
+    typo, nonsense = "LEDGERLINE_" + "DATABSE_URL", "LEDGERLINE_" + "XYZZY"  # not in the scan
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({typo: "sqlite:////tmp/x.sqlite3", "LEDGERLINE_LEASE_SECONDS": "30"})
+    assert str(raised.value) == (f"{typo}: unknown variable; "
+                                 "did you mean LEDGERLINE_DATABASE_URL?")
+    with pytest.raises(ConfigError, match=f"^{nonsense}: unknown variable; see docs/"):
+        Settings.from_env({nonsense: "1"})
+
+
+def test_every_ledgerline_variable_the_project_reads_is_known():
+    """Else a variable of the project's own (a compose file's, the suite's) would stop the
+    service as a typo."""
+    used = set()
+    for pattern in ["service/**/*.py", "tests/**/*.py", "bench/*.py", "infra/**/*.yaml",
+                    "Makefile", "Dockerfile", "scripts/*"]:
+        for path in REPO.glob(pattern):
+            used |= set(re.findall(r"\bLEDGERLINE_[A-Z0-9_]*[A-Z0-9]\b", path.read_text()))
+    assert len(used) > 40
+    assert sorted(used - known_variables()) == []
+
+
+def test_the_data_directory_is_absolute_and_holds_the_embedded_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    default = Settings.from_env({})
+    assert default.data_dir == str(tmp_path / "xdg" / "ledgerline")
+    assert default.database_url == f"sqlite:///{tmp_path}/xdg/ledgerline/ledgerline.sqlite3"
+    assert default.storage_url == f"file://{tmp_path}/xdg/ledgerline/objects"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert Settings.from_env({}) == default  # the same database from any directory
+    given = Settings.from_env({"LEDGERLINE_DATA_DIR": "data"})
+    assert given.database_url == f"sqlite:///{elsewhere}/data/ledgerline.sqlite3"
+
+
+def test_relative_paths_in_urls_are_made_absolute_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = Settings.from_env({"LEDGERLINE_DATABASE_URL": "sqlite:///var/db.sqlite3",
+                                  "LEDGERLINE_STORAGE_URL": "file://./var/objects"})
+    assert settings.database_url == f"sqlite:///{tmp_path}/var/db.sqlite3"
+    assert settings.storage_url == f"file://{tmp_path}/var/objects"
+    assert Settings.from_env({"LEDGERLINE_STORAGE_URL": "s3://bucket/p"}).storage_url == (
+        "s3://bucket/p")
