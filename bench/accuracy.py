@@ -287,9 +287,9 @@ def ranker_cost(pdf: Path, cost: Counter) -> None:
     t2 = time.perf_counter()  # upper bound of what the page-wide candidates add
     page_value_candidates(cold)
     t3 = time.perf_counter()
-    rules = choice.choose(dt, found)
+    choice.choose(dt, found)
     t4 = time.perf_counter()
-    items = extract_line_items(dt, credit_note=rules.credit_note)
+    items = extract_line_items(dt)
     t5 = time.perf_counter()
     fresh = find_candidates(dt)  # the rules' choice above set scores on the first ones
     t6 = time.perf_counter()

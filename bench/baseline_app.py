@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from flask import Flask, jsonify, request
 
-from ledgerline.adapters.storage import open_store, original_key
+from ledgerline.adapters.storage import open_store
 from ledgerline.config import Settings
+from ledgerline.ports.storage import original_key
 from ledgerline.service_layer.spool import spool
 
 settings = Settings.from_env()

@@ -19,6 +19,7 @@ record go to bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 import platform
@@ -32,13 +33,15 @@ sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 
 from sqlalchemy import text  # noqa: E402
 
-from ledgerline.adapters.db import jobs as job_table  # noqa: E402
+from ledgerline.adapters.db.database import SqlDatabase  # noqa: E402
 from ledgerline.adapters.db.engine import make_engine, transaction  # noqa: E402
 from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
+from ledgerline.domain.ids import new_id  # noqa: E402
+from ledgerline.ports.jobs import CallOpening  # noqa: E402
 from tests.servers import postgres_server  # noqa: E402
 
 ACCOUNTS = 50
-VERSIONS = "invoice-v1/bench-p/bench-m/" + "0" * 64
+VERSIONS = "invoice-v2/bench-p/bench-m/" + "0" * 64
 LEASE = 30.0
 
 # The claim and the sweep as they were before migration 0003 (the baseline of this benchmark).
@@ -128,6 +131,11 @@ def reclaimable_job(engine, schema: str, n: int) -> str:
     return job_id
 
 
+@functools.cache
+def database(engine) -> SqlDatabase:
+    return SqlDatabase(engine)
+
+
 def baseline_claim(engine) -> None:
     with transaction(engine, write=True) as conn:
         row = conn.execute(BASELINE_CLAIM, {"owner": "bench"}).first()
@@ -137,10 +145,9 @@ def baseline_claim(engine) -> None:
 
 def head_claim(engine) -> None:
     """As a worker claims now: one statement that also opens the attempt's ledger row."""
-    opening = job_table.CallOpening(call_id=job_table.new_id("call"),
-                                    operation="extract_invoice", cost=0.004)
-    with transaction(engine, write=True, single_statement=True) as conn:
-        job_table.claim_and_start(conn, "bench", LEASE, VERSIONS, opening)
+    opening = CallOpening(call_id=new_id("call"), operation="extract_invoice", cost=0.004)
+    with database(engine).transaction(write=True, single_statement=True) as tx:
+        tx.claims.claim_and_start("bench", LEASE, VERSIONS, opening)
 
 
 def floor(engine) -> None:

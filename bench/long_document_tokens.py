@@ -24,12 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.standins.openai_api import MESSAGE_OVERHEAD_TOKENS, OpenAIStandIn
 
-from ledgerline.adapters.providers.base import CallContext
 from ledgerline.adapters.providers.layout_text import page_text
 from ledgerline.adapters.providers.openai_chat import SYSTEM_PROMPT, OpenAIProvider
 from ledgerline.adapters.providers.prepare import Prepared, Preparer
 from ledgerline.config import Settings
 from ledgerline.domain.providers import estimated_tokens
+from ledgerline.ports.extractor import CallContext
 from ledgerline.samples import generate
 
 

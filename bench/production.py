@@ -2,7 +2,8 @@
 private PostgreSQL and SeaweedFS S3 (both on loopback, started here), every figure next to the
 floor it is compared with, measured in the same run on the same machine.
 
-    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay] [--json OUT]
+    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay,cli,engine,backfill]
+                                  [--json OUT]
 
 1. hit     cache-hit upload vs a baseline WSGI app (bench/baseline_app.py) that only streams,
            hashes and stores the same bytes in the same S3; both under gunicorn with the same
@@ -25,11 +26,26 @@ floor it is compared with, measured in the same run on the same machine.
            as bursts of simultaneous duplicates; model calls must equal the distinct
            (account, file) pairs exactly; the stand-in model takes 20 ms a call.
 
+5. cli     how fast `ledgerline --help` and `ledgerline extract FILE` start (bench/cli_start.py),
+           next to the interpreter's own start and to `extract` with the sandbox's warm-up first.
+
+6. engine  the job engine like for like (bench/engine.py): the worker loop with a stand-in that
+           needs no original (nothing fetched) against procrastinate's no-op jobs, concurrency
+           1 and 4; the original's fetch through the store adapter against a bare HTTP GET.
+
+7. backfill 1,000 generated invoices through `ledgerline upload DIR --concurrency 8` against
+           the embedded default and PG + S3, against `ledgerline extract` over the unique files
+           in 2 processes (bench/backfill.py).
+
+`--json OUT` writes every figure, nested as the benchmarks return them; the figures a check
+outside the suite reads (BINDING) are nested by their dotted names: "engine.ratio_c1" is
+{"engine": {"ratio_c1": ...}}. It is written whatever the load, which it records.
+
 The machine's load average is printed before and after, and the cores other work took during
 the run (bench/other_work.py: the CPU the machine spent that the benchmark's processes did not).
 With a load above the core count before the run, or other work above a quarter of the cores
-during it, the table is still printed but the run exits with status 3 and writes no --json:
-not a result to record.
+during it, the table is still printed and the --json written (its "load" says so, "quiet":
+false), but the run exits with status 3: not a result to record as a quiet machine's.
 """
 from __future__ import annotations
 
@@ -57,20 +73,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 
 import requests  # noqa: E402
+from bench import backfill, cli_start, engine  # noqa: E402
+from bench.binding import write_json  # noqa: E402
 from bench.load import Connection, hammer  # noqa: E402
 from bench.other_work import OtherWork, postmaster_pid  # noqa: E402
 from tests.production.cluster import (Cluster, Proc, children, cluster, text_layer_pdfs,
                                       variant)  # noqa: E402
 from tests.servers import free_port, postgres_server, seaweed_s3_server  # noqa: E402
 
-from ledgerline.adapters.db import jobs as job_table  # noqa: E402
 from ledgerline.adapters.db.accounts import create_key  # noqa: E402
+from ledgerline.adapters.db.database import SqlDatabase  # noqa: E402
 from ledgerline.adapters.db.engine import transaction  # noqa: E402
 from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
 from ledgerline.adapters.extractor import PdfExtractor  # noqa: E402
 from ledgerline.bootstrap import utcnow  # noqa: E402
 from ledgerline.domain.identity import Role  # noqa: E402
+from ledgerline.domain.ids import new_id  # noqa: E402
 from ledgerline.domain.jobs import CacheOutcome  # noqa: E402
+from ledgerline.ports.jobs import CallOpening, NewJob  # noqa: E402
 
 BUCKET = "ledgerline-bench"
 LOADED = 3  # exit status: the figures were printed but are not a result to record
@@ -300,6 +320,8 @@ def bench_miss(pg, s3, work: Path, quick: bool) -> dict:
         c.start_api(API_PROCESSES)
         c.start_worker()
         out["production"] = measure_misses(c, pdf, "production", n, extractor)
+    out["overhead_ms"] = {"embedded": out["embedded"]["overhead_ms"],
+                          "pg_s3": out["production"]["overhead_ms"]}
     return out
 
 
@@ -307,23 +329,23 @@ def bench_miss(pg, s3, work: Path, quick: bool) -> dict:
 
 def seed_jobs(c: Cluster, n: int, storage_key: str, tag: str, versions: str) -> None:
     """n pending leader jobs whose originals all point at one stored object."""
-    with transaction(c.engine, write=True) as conn:
-        caller = conn.exec_driver_sql("SELECT id FROM api_keys LIMIT 1").scalar()
+    with SqlDatabase(c.engine).transaction(write=True) as tx:
+        caller = tx.conn.exec_driver_sql("SELECT id FROM api_keys LIMIT 1").scalar()
         for i in range(n):
             digest = hashlib.sha256(f"{tag}-{i}".encode()).hexdigest()
-            job = job_table.NewJob(account="acme", caller_id=caller, idempotency_key=None,
-                                   request_hash=digest, cache_key=digest,
-                                   content_hash=f"blake3:{digest}", fresh=False,
-                                   extractor_versions=versions)
-            job_table.record_blob(conn, "acme", job.content_hash, storage_key, 1)
-            job_table.insert_job(conn, job, outcome=CacheOutcome.MISS, joinable=True)
+            job = NewJob(account="acme", caller_id=caller, idempotency_key=None,
+                         request_hash=digest, cache_key=digest, content_hash=f"blake3:{digest}",
+                         fresh=False, extractor_versions=versions)
+            tx.arrival.record_blob("acme", job.content_hash, storage_key, 1)
+            tx.arrival.insert_job(job, outcome=CacheOutcome.MISS, joinable=True)
 
 
 def worker_jobs_per_second(c: Cluster, processes: int, concurrency: int, jobs: int, key: str,
-                           tag: str, versions: str) -> tuple[float, float]:
-    """Seed `jobs` into a queue that `processes` stub workers already listen on; the time
-    until the last one is finished. Returns (jobs/s, the workers' highest peak RSS)."""
-    workers = stub_workers(c, processes, "--concurrency", str(concurrency))
+                           tag: str, versions: str, *options: str) -> tuple[float, float]:
+    """Seed `jobs` into a queue that `processes` stub workers (with `options`) already listen
+    on; the time until the last one is finished. Returns (jobs/s, the workers' highest peak
+    RSS)."""
+    workers = stub_workers(c, processes, "--concurrency", str(concurrency), *options)
     try:
         time.sleep(3)  # started, listening on an empty queue
         seeded = c.scalar("SELECT clock_timestamp()")
@@ -377,20 +399,21 @@ def bench_queue(pg, s3, work: Path, quick: bool) -> dict:
         steps = {name: [] for name in ("claim_and_start", "renew", "publish_and_finish")}
         fetches: list[float] = []
         lease = 30.0
+        db = SqlDatabase(c.engine)  # the port, as the worker's services hold it
         for _ in range(per_op):
-            opening = job_table.CallOpening(job_table.new_id("call"), "extract_invoice", PRICE)
+            opening = CallOpening(new_id("call"), "extract_invoice", PRICE)
             t0 = time.perf_counter()
-            with transaction(c.engine, write=True, single_statement=True) as conn:
-                job = job_table.claim_and_start(conn, "bench:1:x", lease, versions, opening)
+            with db.transaction(write=True, single_statement=True) as tx:
+                job = tx.claims.claim_and_start("bench:1:x", lease, versions, opening)
             t1 = time.perf_counter()
-            with transaction(c.engine, write=True) as conn:
-                assert job_table.renew(conn, job.claim, lease)
+            with db.transaction(write=True) as tx:
+                assert tx.claims.renew(job.claim, lease)
             t2 = time.perf_counter()
             document = model.extract("-", job.content_hash)
             t3 = time.perf_counter()
-            with transaction(c.engine, write=True, single_statement=True) as conn:
-                assert job_table.publish_and_finish(conn, job, opening.of(job), document,
-                                                    result_id=job_table.new_id("res"),
+            with db.transaction(write=True, single_statement=True) as tx:
+                assert tx.claims.publish_and_finish(job, opening.of(job), document,
+                                                    result_id=new_id("res"),
                                                     record_in_cache=True)
             t4 = time.perf_counter()
             for name, took in zip(steps, (t1 - t0, t2 - t1, t4 - t3)):
@@ -624,6 +647,12 @@ def render(results: dict) -> str:
             ("replay: upload rate / whole replay", f"{r['uploads_per_second']:.0f} uploads/s",
              f"{r['total_seconds']:.0f} s to the last result", ""),
         ]
+    if "cli" in results:
+        rows += cli_start.rows(results["cli"])
+    if "engine" in results:
+        rows += engine.rows(results["engine"])
+    if "backfill" in results:
+        rows += backfill.rows(results["backfill"])
     return table(rows)
 
 
@@ -639,32 +668,25 @@ def machine() -> str:
             f"{platform.python_version()}")
 
 
-def jsonable(value):
-    """`value` with every key JSON can hold: (processes, concurrency) becomes "1x4"."""
-    if isinstance(value, dict):
-        return {("x".join(map(str, k)) if isinstance(k, tuple) else k): jsonable(v)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [jsonable(v) for v in value]
-    return value
-
-
-def load_line(when: str) -> tuple[str, float]:
-    """`uptime`'s load averages (1, 5, 15 min): the machine is shared, so say what it was."""
+def load_line(when: str) -> tuple[str, float, float]:
+    """`uptime`'s load averages (1, 5, 15 min): the machine is shared, so say what it was.
+    Returns the line, the higher of the 1- and 5-minute averages, and the 1-minute one."""
     one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} {when}", max(one, five)
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} {when}", max(one, five), one
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="hit,miss,queue,replay",
-                        help="comma-separated subset of: hit, miss, queue, replay")
+    parser.add_argument("--only", default="hit,miss,queue,replay,cli,engine,backfill",
+                        help="comma-separated subset of: hit, miss, queue, replay, cli, "
+                             "engine, backfill")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
     parser.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     benches = {"hit": bench_hit, "miss": bench_miss, "queue": bench_queue,
-               "replay": bench_replay}
+               "replay": bench_replay, "cli": cli_start.bench_cli,
+               "engine": engine.bench_engine, "backfill": backfill.bench_backfill}
     unknown = set(chosen) - set(benches)
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
@@ -672,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(f"# Ledgerline production shape, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(machine())
-    before, load_before = load_line("before")
+    before, load_before, one_before = load_line("before")
     print(before, flush=True)
     results: dict = {}
     work = Path(tempfile.mkdtemp(prefix="ledgerline-bench-"))
@@ -691,7 +713,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"logs of the processes are kept in {work}", file=sys.stderr)
         raise
     shutil.rmtree(work, ignore_errors=True)
-    after, _ = load_line("after (the benchmark's own processes included)")
+    after, _, one_after = load_line("after (the benchmark's own processes included)")
     print(after)
     cores = os.cpu_count() or 1
     busy = f"other work on the machine during the run: {other.cores:.2f} of {cores} cores"
@@ -700,16 +722,20 @@ def main(argv: list[str] | None = None) -> int:
     # The load after counts the benchmark's own servers and clients, which alone exceed 2 cores;
     # what makes ratios noisy is other work, measured as CPU the benchmark's processes did not
     # spend (bench/other_work.py), and a machine already loaded when the run began.
-    if load_before > cores or other.cores > OTHER_WORK_SHARE * cores:
+    quiet = not (load_before > cores or other.cores > OTHER_WORK_SHARE * cores)
+    if args.json:
+        results["load"] = {"before": one_before, "after": one_after, "before_line": before,
+                           "after_line": after, "other_work_cores": other.cores,
+                           "quiet": quiet}
+        write_json(args.json, results)
+    if not quiet:
         print(f"NOT RECORDED: the machine was busy with other work (load {load_before:.2f} "
               f"before; {other.cores:.2f} cores taken during the run, the limit "
               f"{OTHER_WORK_SHARE * cores:.2f}); the ratios are noisy. Rerun when it is "
               "quieter.", file=sys.stderr)
         return LOADED
-    if args.json:
-        results["load"] = {"before": before, "after": after, "other_work_cores": other.cores}
-        args.json.write_text(json.dumps(jsonable(results), indent=2, default=str))
     ok = results.get("replay", {}).get("exact", True)
+    ok = ok and results.get("backfill", {}).get("model_calls_per_unique_file", 1) == 1
     return 0 if ok else 1
 
 

@@ -78,7 +78,6 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
     from accuracy import norm as item_norm
     from accuracy import truth_items
 
-    from ledgerline.extraction.finders import find_candidates
     from ledgerline.extraction.finders.line_items import extract_line_items
     from ledgerline.extraction.geometry import DocText
     from ledgerline.extraction.ranker.dataset import (
@@ -102,7 +101,7 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
     items = {}
     for ex in real:
         dt = DocText(ex.doc.pages)
-        now = extract_line_items(dt, credit_note=find_candidates(dt).facts.credit_note)
+        now = extract_line_items(dt)
         old = before.get(ex.doc.key, {}).get("items", [])
         items[ex.doc.key] = ([item_norm("amount", a) for a in truth_items(ex.doc.truth)],
                              [item_norm("amount", a) for a in old],
@@ -113,6 +112,12 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
     print()
     result = loso.report(exs, probs, {k: v["fields"] for k, v in before.items()}, items)
     result["baseline_ref"] = ref
+    t4 = time.perf_counter()
+    splits = {}
+    for name, held in loso.repository_splits(exs).items():
+        splits[name] = (T.folds(exs, jobs=jobs, groups=held).probs, held)
+    result["splits"] = loso.split_report(exs, probs, splits)
+    print(f"(the splits by repository: {time.perf_counter() - t4:.0f} s)")
     if write_model:
         # the same steps as ledgerline-train on the same folds: the file it would write
         from ledgerline.extraction.ranker.model import dump

@@ -1,6 +1,6 @@
 """The benchmark suite's entry point (`make bench`): Ledgerline in its production shape.
 
-    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay] [--json OUT]
+    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay,cli] [--json OUT]
 
 Starts its own PostgreSQL and SeaweedFS S3 on loopback, runs each benchmark side by side with
 the floor it is compared against, and prints one table. See bench/production.py for what each
