@@ -139,10 +139,14 @@ def test_how_an_attempt_failed_is_told_apart_in_the_delivery_log(env):
         env.work()
         counted = {kind: _counted(kind) for kind in urls}
         env.deliver(resolver=no_such_name)
-    logged = {kind: env.log(hook).json["items"][0]["log"][0] for kind, hook in hooks.items()}
-    assert {kind: a["outcome"] for kind, a in logged.items()} == {k: k for k in urls}
+    # On a loaded machine the round can outlast the first retry's delay (2.5 s at least), and a
+    # failed delivery is then tried again, failing the same way: each attempt is counted once.
+    tries = {kind: env.log(hook).json["items"][0]["log"] for kind, hook in hooks.items()}
+    assert {kind: {a["outcome"] for a in log} for kind, log in tries.items()} == {
+        k: {k} for k in urls}
     assert {kind: _counted(kind) - before for kind, before in counted.items()} == {
-        kind: 1 for kind in urls}  # ledgerline_webhook_deliveries_total{outcome}
+        kind: float(len(tries[kind])) for kind in urls}  # ledgerline_webhook_deliveries_total
+    logged = {kind: log[0] for kind, log in tries.items()}
     assert logged["connection_refused"]["error"].startswith("connection refused by 127.0.0.1:")
     assert logged["dns_failure"]["error"].startswith("DNS: cannot resolve hooks.invalid")
     assert "CERTIFICATE_VERIFY_FAILED" in logged["tls_failure"]["error"].upper().replace(
@@ -252,7 +256,10 @@ def test_a_6to4_address_is_judged_as_itself_after_resolution(env):
     assert f"{SIX_TO_FOUR_LOOPBACK} is not in it" in attempt["error"]
 
 
-def test_a_redirect_to_a_6to4_address_is_judged_at_its_hop(env):
+def test_a_redirect_to_a_6to4_address_is_judged_at_its_hop(make_services):
+    # Not a test of the deadline: room for both hops on a loaded machine.
+    env = Env(make_services(extractor=ControlledExtractor(), webhook_allow_networks=LOOPBACK,
+                            webhook_timeout_seconds=10.0))
     receiver = Receiver()
     with receiving(receiver) as base:
         target = f"http://[{SIX_TO_FOUR_LOOPBACK}]:8080/in".replace("/", "~")
