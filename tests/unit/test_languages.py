@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import ledgerline.extraction.vocabulary as vocabulary
-import ledgerline.samples.languages as sample_languages
+import ledgerline_tools.samples.languages as sample_languages
 from ledgerline.extraction.languages import CODES, LANGUAGES, VOCABULARY_ORDER
-from ledgerline.samples.languages import LANGUAGES as SAMPLE_LANGUAGES
+from ledgerline_tools.samples.languages import LANGUAGES as SAMPLE_LANGUAGES
 from tests.conftest import REPO
 
 
@@ -37,3 +37,10 @@ def test_the_image_and_the_system_dependencies_install_every_languages_tesseract
     script = (REPO / "scripts" / "install-system-deps").read_text()
     listed = re.search(r"^OCR_LANGUAGES=\(([^)]*)\)", script, re.M)
     assert listed and wanted == set(listed.group(1).split())
+
+
+def test_sample_invoice_offers_every_language_in_its_help():
+    from ledgerline_tools.commands import sample_invoice
+
+    offered = next(option.help for option in sample_invoice.params if option.name == "lang")
+    assert re.split(r", | or ", offered) == list(CODES)
