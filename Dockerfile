@@ -62,6 +62,8 @@ COPY pyproject.toml README* LICENSE* ./
 COPY schemas ./schemas
 COPY service ./service
 
+# The wheel carries the tooling (ledgerline_tools) too; its `tools` extra is not in the lock, so
+# here `ledgerline sample-invoice` answers with what to install instead of a sample.
 RUN python -m build --wheel --outdir /wheels . \
     && /opt/venv/bin/pip install --no-deps /wheels/ledgerline-*.whl \
     && /opt/venv/bin/pip check \

@@ -1,6 +1,6 @@
 # make serve  — run the service on the embedded default (SQLite + objects in the data directory)
 # make test   — the whole suite, against real PostgreSQL and SeaweedFS started on loopback
-# make runtime — .venv with the package (editable) and what it needs at run time, no more
+# make runtime — .venv with the package (editable), what it needs at run time and the tooling's extra
 # make venv   — the same, with the test dependencies
 # make lock   — infra/requirements.lock, the image's pinned and hashed dependencies
 # make train  — rebuild the field ranker's model file from ../shared/corpus and generated invoices
@@ -28,14 +28,15 @@ runtime: $(RUNTIME_STAMP)
 venv: $(STAMP)
 
 # Each reinstalls only when the dependencies change; the editable install picks up code
-# changes. The test venv is the runtime one plus the test, fuzz and infra extras.
+# changes. The runtime venv has the tools extra too (sample invoices, training: the README's
+# commands), which the image leaves out; the test venv adds the test, fuzz and infra extras.
 $(RUNTIME_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -e '.[binary]'
+	$(PIP_INSTALL) -e '.[binary,tools]'
 	touch $@
 
 $(STAMP): $(RUNTIME_STAMP)
-	$(PIP_INSTALL) -e '.[binary,test,fuzz,infra]'
+	$(PIP_INSTALL) -e '.[binary,tools,test,fuzz,infra]'
 	touch $@
 
 # What the service needs from the operating system (Tesseract's language data, OpenMP), and
@@ -56,17 +57,17 @@ serve: serve-deps runtime
 bench: venv
 	@test -f $(BENCH) || { echo "no benchmark at $(BENCH)" >&2; exit 1; }
 	@$(PY) -c "import procrastinate" 2>/dev/null || \
-	    $(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,bench]'
+	    $(PY) -m pip install --quiet --disable-pip-version-check -e '.[binary,tools,bench]'
 	$(PY) $(BENCH) $(BENCH_ARGS)
 
-# Deterministic: the same corpus and code give the same file (see extraction/ranker/train.py).
+# Deterministic: the same corpus and code give the same file (see ledgerline_tools/ranker/train.py).
 train: venv
-	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ranker.train $(TRAIN_ARGS)
+	PYTHONHASHSEED=0 $(PY) -m ledgerline_tools.ranker.train $(TRAIN_ARGS)
 
-# Scans and photos of generated invoices read by OCR (see extraction/ocr/calibrate.py); its map
-# names the ranker model it was fitted with, so run it after `make train`.
+# Scans and photos of generated invoices read by OCR (see ledgerline_tools/calibrate_ocr.py); its
+# map names the ranker model it was fitted with, so run it after `make train`.
 calibrate-ocr: venv
-	PYTHONHASHSEED=0 $(PY) -m ledgerline.extraction.ocr.calibrate $(CALIBRATE_ARGS)
+	PYTHONHASHSEED=0 $(PY) -m ledgerline_tools.calibrate_ocr $(CALIBRATE_ARGS)
 
 # The same gates as tests/test_gates.py (which `make test` runs): ruff, mypy, import layers.
 lint: venv

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 
 from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES
-from ledgerline.extraction.ranker.dataset import NUMBER_SIGN
+from ledgerline_tools.ranker.dataset import NUMBER_SIGN
 
 # The fields the corpus truth carries: every field but purchase order and IBAN.
 FIELDS = tuple(f for f in FIELD_NAMES if f not in ("purchase_order", "iban"))

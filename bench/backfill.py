@@ -1,6 +1,6 @@
 """A backfill at the extractor's own speed: generated invoices through `ledgerline upload`.
 
-N generated invoices (1,000; `--quick`: 120) in 8 languages (ledgerline.samples): 85 % unique
+N generated invoices (1,000; `--quick`: 120) in 8 languages (ledgerline_tools.samples): 85 % unique
 files, 10 % byte-for-byte copies of some of them under other names, 5 % re-sent afterwards by a
 second `ledgerline upload` over copies of already sent files (what running the command again
 after a crash does). `ledgerline upload` makes each file's Idempotency-Key from its bytes and
@@ -48,7 +48,7 @@ BIN = Path(sys.executable).parent
 # --- the invoices -------------------------------------------------------------------------
 
 def _generate(job: tuple[int, str]) -> bytes:
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     seed, lang = job
     return generate(seed, lang=lang)[0]
@@ -57,7 +57,7 @@ def _generate(job: tuple[int, str]) -> bytes:
 def write_invoices(dest: Path, total: int, seed: int = 26) -> dict:
     """DIR (unique files and byte-for-byte copies), RESEND (copies sent again), and the
     unique files split in two halves for the extractor-only floor."""
-    from ledgerline.samples import LANGUAGE_CODES
+    from ledgerline_tools.samples import LANGUAGE_CODES
 
     langs = LANGUAGE_CODES[:LANGUAGES]
     repeats, resends = round(total * REPEAT_SHARE), round(total * RESEND_SHARE)
@@ -275,7 +275,7 @@ def wait_warm(worker_pids: list[int], timeout: float = 120) -> None:
 def cached_invoices(total: int) -> dict:
     """The invoices of `write_invoices`, kept between runs (generating 1,000 takes minutes on
     a loaded machine), under the generator's version: the same version, the same bytes."""
-    from ledgerline.samples import GENERATOR_VERSION
+    from ledgerline_tools.samples import GENERATOR_VERSION
 
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     dest = root / "ledgerline-bench" / f"backfill-{GENERATOR_VERSION}-{total}"

@@ -49,7 +49,7 @@ def _median(times: int, measure) -> float:
 
 
 def bench_cli(_pg, _s3, work: Path, quick: bool) -> dict:
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     runs = 3 if quick else 7
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGERLINE_")}

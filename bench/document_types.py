@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/document_types.py [--per-language 20] [--seed 9000] [--json OUT]
 
-For every vocabulary language, ``--per-language`` documents of ``ledgerline.samples`` (layouts
+For every vocabulary language, ``--per-language`` documents of ``ledgerline_tools.samples`` (layouts
 dealt round-robin), half of them credit notes (a credit note's title, its own number label, the
 invoice it credits; amounts printed positive, as most credit notes print them), from seeds the
 ranker is never trained on (``ledgerline-train`` uses seed 7). Each is read by the text-layer
@@ -32,7 +32,7 @@ PRECISION_GOAL = 0.99
 
 def run(per_language: int, seed: int, out=print) -> dict:
     from ledgerline.extraction import ExtractionError, extract_pdf
-    from ledgerline.samples import LANGUAGE_CODES, TEMPLATE_NAMES, generate
+    from ledgerline_tools.samples import LANGUAGE_CODES, TEMPLATE_NAMES, generate
 
     result = {"languages": {}}
     total = Counter()

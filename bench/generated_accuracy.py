@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/generated_accuracy.py [--count 234] [--seed 0] [--json OUT]
 
-Generates ``count`` invoices with ``ledgerline.samples`` (languages and templates dealt
+Generates ``count`` invoices with ``ledgerline_tools.samples`` (languages and templates dealt
 round-robin, so 234 = every language x template pair twice), runs the text-layer extractor
 (``extract_pdf``, embedded XML off: the samples carry none) on each, and prints the share of
 fields whose extracted value equals the truth, normalised as ``bench/accuracy.py`` does
@@ -104,8 +104,8 @@ def main(argv=None) -> int:
     from blake3 import blake3
 
     from ledgerline.extraction import ExtractionError, extract_pdf
-    from ledgerline.samples import LANGUAGE_CODES, TEMPLATE_NAMES, generate
-    from ledgerline.samples.corpus import document_seed, plan
+    from ledgerline_tools.samples import LANGUAGE_CODES, TEMPLATE_NAMES, generate
+    from ledgerline_tools.samples.corpus import document_seed, plan
 
     overall, by_lang, by_template = Tally(), defaultdict(Tally), defaultdict(Tally)
     by_feature = defaultdict(Tally)

@@ -3,7 +3,7 @@ state, against sending the whole transcript so far with every page.
 
     .venv/bin/python bench/long_document_tokens.py [--pages 10,50,100]
 
-Documents are real generated invoice pages (ledgerline.samples) in a row. The working-state
+Documents are real generated invoice pages (ledgerline_tools.samples) in a row. The working-state
 run goes through the real provider code and the official `openai` client against the local
 OpenAI stand-in, and reads the tokens from each response's `usage`; the whole-transcript
 figures count, with the same tokenizer estimate the stand-in uses, the prompts that approach
@@ -30,7 +30,7 @@ from ledgerline.adapters.providers.prepare import Prepared, Preparer
 from ledgerline.config import Settings
 from ledgerline.domain.providers import estimated_tokens
 from ledgerline.ports.extractor import CallContext
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 
 
 def long_pdf(pages: int) -> bytes:

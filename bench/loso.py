@@ -35,8 +35,8 @@ from ledgerline.extraction.document_type import (
     INVOICE,
 )
 from ledgerline.extraction.pipeline import document_of_pages
-from ledgerline.extraction.ranker import train as T
-from ledgerline.extraction.ranker.dataset import norm
+from ledgerline_tools.ranker import train as T
+from ledgerline_tools.ranker.dataset import norm
 from ledgerline.extraction.ranker.features import CLASS_INDEX, FEATURE_NAMES
 from ledgerline.extraction.ranker.model import decide
 

@@ -12,7 +12,7 @@ repository among its training rows) is scored with a ranker trained as ``ledgerl
 trains it but without that source. Rows are reported by manifest row number only: nothing from
 the corpus is printed.
 
-Generated invoices come from ``ledgerline.samples`` (deterministic PDFs in 13 languages with their
+Generated invoices come from ``ledgerline_tools.samples`` (deterministic PDFs in 13 languages with their
 truth); their scans and photos are made from those PDFs in the same run: rendered at 150, 200 and
 300 dpi with a drawn degradation (slight rotation, blur, noise, uneven light, JPEG), then one
 degradation at a time at 200 dpi, and phone photos (perspective, stronger blur and noise, the
@@ -185,7 +185,7 @@ def extract(path: str, options: OcrOptions) -> tuple[dict | None, float]:
 
 def variants(quick: bool):
     """(name, dpi, photo, degradation override or None)."""
-    from ledgerline.samples.scan import Degradation
+    from ledgerline_tools.samples.scan import Degradation
 
     def one(**kw):
         base = {"rotation": 0.0, "blur": 0.0, "noise": 0.0, "lighting": 0.0,
@@ -213,7 +213,7 @@ def make_variant(pdf: bytes, seed: int, dpi: int, photo: bool, degradation) -> l
     """One JPEG per page."""
     import pypdfium2 as pdfium
 
-    from ledgerline.samples.scan import degrade, scan_pdf
+    from ledgerline_tools.samples.scan import degrade, scan_pdf
 
     if degradation is None:
         return list(scan_pdf(pdf, seed, dpi=dpi, photo=photo).images)
@@ -232,7 +232,7 @@ def as_upload(images: list[bytes], dpi: int, work: Path, name: str) -> str:
         path = work / f"{name}.jpg"
         path.write_bytes(images[0])
         return str(path)
-    from ledgerline.samples.scan import image_pdf
+    from ledgerline_tools.samples.scan import image_pdf
 
     path = work / f"{name}.pdf"
     path.write_bytes(image_pdf(list(images), dpi))
@@ -241,7 +241,7 @@ def as_upload(images: list[bytes], dpi: int, work: Path, name: str) -> str:
 
 def generated_table(docs: int, quick: bool, work: Path, every: OcrOptions,
                     english: OcrOptions, results: dict) -> tuple[list, Score]:
-    from ledgerline import samples
+    from ledgerline_tools import samples
 
     invoices = [samples.generate(seed) for seed in range(1, docs + 1)]
     text = Score()
@@ -369,8 +369,8 @@ def worker_peak(path: str, options: OcrOptions) -> tuple[float, float, float, in
 def ten_page_scan(work: Path) -> str:
     """A 10-page image-only PDF at 300 dpi (the configured DPI, the largest pages OCR reads),
     pages of generated invoices with a scanner's drawn degradation."""
-    from ledgerline import samples
-    from ledgerline.samples.scan import image_pdf, scan_pdf
+    from ledgerline_tools import samples
+    from ledgerline_tools.samples.scan import image_pdf, scan_pdf
 
     pages: list[bytes] = []
     seed = 1
@@ -446,7 +446,7 @@ def corpus_scans(corpus: Path) -> list[tuple[int, dict]]:
 def learned_sources(corpus: Path) -> set[str]:
     """The sources the committed ranker may have learned from: every licensed corpus row that
     ``ledgerline-train`` reads."""
-    from ledgerline.extraction.ranker.dataset import is_trainable, manifest_rows
+    from ledgerline_tools.ranker.dataset import is_trainable, manifest_rows
 
     return {r["source_repo"] for r in manifest_rows(corpus) if r["has_text_layer"] == "yes"
             and r["scorable"] == "yes" and is_trainable(r)}
@@ -462,12 +462,12 @@ class FoldRankers:
         self.models: dict = {}
 
     def without(self, source: str):
-        from ledgerline.extraction.ranker import train as T
+        from ledgerline_tools.ranker import train as T
         from ledgerline.extraction.ranker.model import Ranker, load
 
         if source not in self.models:
             if self.examples is None:
-                from ledgerline.extraction.ranker.dataset import (
+                from ledgerline_tools.ranker.dataset import (
                     corpus_documents,
                     generated_documents,
                 )
@@ -561,7 +561,7 @@ def straight_through(parts: list[tuple[str, Score | None]], results: dict) -> No
 # -- the run ---------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
-    from ledgerline.extraction.ranker.train import HASH_SEED
+    from ledgerline_tools.ranker.train import HASH_SEED
 
     if os.environ.get("PYTHONHASHSEED") != HASH_SEED:  # fold rankers train as ledgerline-train
         os.execve(sys.executable, [sys.executable, *sys.argv],
@@ -615,8 +615,8 @@ def main(argv=None) -> int:
 
 def speed_pages(work: Path) -> list[tuple[int, str]]:
     """Pages for the speed table when the generated table did not run: three scans per dpi."""
-    from ledgerline import samples
-    from ledgerline.samples.scan import scan_pdf
+    from ledgerline_tools import samples
+    from ledgerline_tools.samples.scan import scan_pdf
 
     out = []
     for dpi in (150, 200, 300):

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from ledgerline.extraction.ranker import train as T  # noqa: E402
+from ledgerline_tools.ranker import train as T  # noqa: E402
 
 # The last commit whose extractor chose every field by the hand-tuned rules (the candidates,
 # vocabularies and currency reading of that day): the baseline the ranker is measured against.
@@ -80,7 +80,7 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
 
     from ledgerline.extraction.finders.line_items import extract_line_items
     from ledgerline.extraction.geometry import DocText
-    from ledgerline.extraction.ranker.dataset import (
+    from ledgerline_tools.ranker.dataset import (
         corpus_documents,
         generated_documents,
         manifest_rows,
@@ -130,7 +130,7 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
 
 
 def main(argv=None) -> int:
-    from ledgerline.extraction.ranker.dataset import default_corpus
+    from ledgerline_tools.ranker.dataset import default_corpus
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(default_corpus()))

@@ -30,7 +30,7 @@ from ledgerline.adapters.db import report as queries  # noqa: E402
 from ledgerline.adapters.db.engine import make_engine, transaction  # noqa: E402
 from ledgerline.adapters.db.migrate import upgrade  # noqa: E402
 from ledgerline.config import Settings  # noqa: E402
-from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write  # noqa: E402
+from ledgerline_tools.synthetic_day import Shape, generate, synthetic_caller, write  # noqa: E402
 from ledgerline.service_layer.report import Days, duplicate_report  # noqa: E402
 
 DAY = date(2026, 11, 29)

@@ -33,7 +33,7 @@ SEEDS = ("invoice2data/tests/compare/SammyMaystoneLinesTest.pdf",
          "invoice2data/tests/compare/oyo.pdf",
          "invoice2data/tests/compare/AzureInterior.pdf",
          "zugferd-corpus/ZUGFeRDv2/fail/python-factur-x/python-factur-x.pdf")
-# Generated invoices (ledgerline.samples), so that a clone without the corpus has seeds too:
+# Generated invoices (ledgerline_tools.samples), so that a clone without the corpus has seeds too:
 # (seed, language) pairs giving different layouts and number formats.
 SAMPLE_SEEDS = ((1, "en"), (2, "de"), (3, "fr"), (4, "pl"))
 
@@ -53,7 +53,7 @@ def extract_bytes(data: bytes, scratch: str) -> None:
 def write_seeds(directory: str | os.PathLike) -> list[Path]:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     written = []
     for seed, lang in SAMPLE_SEEDS:

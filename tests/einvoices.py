@@ -1,6 +1,6 @@
 """E-invoice XML the suite makes itself, from a generated sample invoice's truth.
 
-``make(kind, seed)`` returns ``(xml_bytes, expected)``: the invoice of ``ledgerline.samples``
+``make(kind, seed)`` returns ``(xml_bytes, expected)``: the invoice of ``ledgerline_tools.samples``
 seed ``seed`` as a UBL 2.1 invoice (``ubl``: EN 16931; ``peppol``: Peppol BIS Billing 3.0;
 ``xrechnung-ubl``), a UBL credit note (``ubl-credit-note``), UN/CEFACT CII (``cii``: Factur-X
 EN 16931; ``xrechnung-cii``) or a KSeF invoice (``ksef-fa2``, ``ksef-fa3``), and the field values
@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from xml.sax.saxutils import escape
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 
 CENT = Decimal("0.01")
 FALLBACK_SELLER_VAT = "DE136695976"  # a valid id for samples that print their seller's bare

@@ -10,6 +10,7 @@ exception included (LEDGERLINE_LOG_LEVEL=debug adds the traceback).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -57,7 +58,33 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-@click.group(cls=OneLineErrors)
+# The group of entry points by which the tooling (ledgerline_tools: `upload`, `sample-invoice`)
+# adds commands: this package never imports it, and a command is loaded only when it is run or
+# listed.
+TOOL_COMMANDS = "ledgerline.commands"
+
+
+class MainGroup(OneLineErrors):
+    """The top-level group: its own commands and those of the TOOL_COMMANDS entry points."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_tool_commands()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in _tool_commands():
+            command = _tool_commands()[cmd_name].load()
+        return command
+
+
+@functools.cache
+def _tool_commands() -> dict:
+    from importlib.metadata import entry_points
+
+    return {point.name: point for point in entry_points(group=TOOL_COMMANDS)}
+
+
+@click.group(cls=MainGroup)
 @click.version_option(package_name="ledgerline", prog_name="ledgerline")
 def main() -> None:
     """Ledgerline: invoice extraction with an exact per-account cache and idempotent jobs."""
@@ -489,87 +516,6 @@ def _is_image(path: str) -> bool:
         return detect_file(path).is_image
     except (OSError, ValueError):  # answered with its own error, never extracted
         return False
-
-
-@main.command()
-@click.option("--url", required=True, help="the service, e.g. http://127.0.0.1:8000")
-@click.option("--key", required=True, envvar="LEDGERLINE_API_KEY",
-              help="a customer or supplier key (or LEDGERLINE_API_KEY)")
-@click.option("--account", required=True)
-@click.option("--recursive", "-r", is_flag=True, help="also the files in subdirectories")
-@click.option("--wait", is_flag=True, help="wait for every result, not only for acceptance")
-@click.option("--timeout", default=600.0, show_default=True, type=click.FloatRange(1),
-              help="with --wait: seconds to wait for all results")
-@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 32))
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True, help="how each file's outcome is printed on stdout")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-def upload(url, key, account, recursive, wait, timeout, concurrency, fmt, paths) -> None:
-    """Upload invoice files and folders, each file once: running it again after a crash
-    uploads nothing twice (the Idempotency-Key is made from each file's content and the
-    account). A summary (completed / hit / joined / failed / needs review) goes to stderr;
-    exit status 1 when a file failed."""
-    from .service_layer import upload_client as uc
-
-    if not valid_account_name(account):
-        raise click.BadParameter("not an account name", param_hint="--account")
-    files, skipped = uc.collect(list(paths), recursive=recursive)
-    for path in skipped:
-        click.echo(f"ledgerline: skipped {uc.relative(str(path))}: not a PDF, XML or image",
-                   err=True)
-    client = uc.Client(url, key, account, concurrency=concurrency)
-    if sys.stderr.isatty() and files:
-        with click.progressbar(length=len(files), label="uploading", file=sys.stderr) as bar:
-            results = uc.run(client, files, concurrency=concurrency, wait=wait,
-                             timeout=timeout, progress=bar.update)
-    else:
-        results = uc.run(client, files, concurrency=concurrency, wait=wait, timeout=timeout)
-    _print_uploads(uc, results, fmt)
-    totals = uc.summary(results)
-    names = [name.replace("_", " ") for name in uc.SUMMARY]
-    click.echo("  ".join(names), err=True)
-    click.echo("  ".join(str(totals[key]).rjust(len(name))
-                         for key, name in zip(uc.SUMMARY, names)), err=True)
-    if totals["failed"]:
-        sys.exit(1)
-
-
-def _print_uploads(uc, results, fmt: str) -> None:
-    rows = uc.as_rows(results)
-    if fmt == "json":
-        click.echo(json.dumps({"files": rows, "summary": uc.summary(results)}))
-        return
-    if fmt == "csv":
-        import csv
-        import io
-
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=[*uc.COLUMNS, "needs_review"])
-        writer.writeheader()
-        # true/false, as every CSV of the service writes booleans (not Python's True/False)
-        writer.writerows({key: ("true" if value else "false") if isinstance(value, bool)
-                          else value for key, value in row.items()} for row in rows)
-        click.echo(out.getvalue(), nl=False)
-        return
-    table = [[uc.relative(r["path"]), *(str(r[c] or "") for c in uc.COLUMNS[1:-1])]
-             for r in rows]
-    header = ["file", *uc.COLUMNS[1:-1]]
-    widths = [max([len(h)] + [len(row[i]) for row in table]) for i, h in enumerate(header)]
-    for row in [header, ["-" * w for w in widths], *table]:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-
-
-@main.command("sample-invoice")
-@click.option("--lang", default="en", show_default=True,
-              help="en, de, fr, es, it, nl, pl, cs, pt, sv, da, no or fi")
-@click.option("--seed", default=1, show_default=True, type=int, help="same seed, same bytes")
-@click.option("--scan", "as_scan", is_flag=True, help="an image-only, scanner-degraded PDF")
-@click.option("--template", default=None, help="a layout name [default: drawn from the seed]")
-def sample_invoice(lang: str, seed: int, as_scan: bool, template: str | None) -> None:
-    """Write a realistic sample invoice PDF to stdout; its expected fields as JSON to stderr."""
-    from .samples.command import write_sample
-
-    write_sample(lang=lang, seed=seed, as_scan=as_scan, template=template)
 
 
 @main.group()

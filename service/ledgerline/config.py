@@ -391,12 +391,13 @@ class Settings(BaseSettings):
     @field_validator("ocr_languages", mode="before")
     @classmethod
     def _ocr_languages(cls, value):
-        from .extraction.ocr.options import TESSERACT_NAMES, OcrOptions
+        from .extraction.languages import CODES
+        from .extraction.ocr.options import OcrOptions
 
         languages = OcrOptions.parse_languages(str(value))
-        if not languages or any(lang not in TESSERACT_NAMES for lang in languages):
+        if not languages or any(lang not in CODES for lang in languages):
             raise ValueError(f"must be ISO 639-1 codes separated by commas, some of "
-                             f"{','.join(TESSERACT_NAMES)}, or all")
+                             f"{','.join(CODES)}, or all")
         return ",".join(languages)
 
     @field_validator("log_level", "log_format", mode="before")

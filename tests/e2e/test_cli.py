@@ -60,7 +60,7 @@ def test_extract_runs_the_configured_sandbox_and_reports_bad_files(tmp_path):
 
 def _invoice_tree(root):
     """Sample invoices in nested folders, with the notes and truth files a real folder has."""
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     truths = {}
     for seed, (rel, lang) in enumerate([("b/2024/march.pdf", "de"), ("a.pdf", "pl"),

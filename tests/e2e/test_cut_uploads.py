@@ -18,7 +18,7 @@ import pytest
 import requests
 from sqlalchemy import create_engine, text
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.conftest import make_tenant
 from tests.e2e.service import ledgerline, served, service_env
 from tests.fakes import ControlledExtractor

@@ -17,7 +17,7 @@ from ledgerline.bootstrap import bootstrap
 from ledgerline.config import Settings
 from ledgerline.http import charts
 from ledgerline.http.app import create_app
-from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
+from ledgerline_tools.synthetic_day import Shape, generate, synthetic_caller, write
 from tests.conftest import make_tenant, operator_key
 from tests.fakes import ControlledExtractor
 

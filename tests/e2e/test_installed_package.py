@@ -1,7 +1,8 @@
 """The package as its users install it: the wheel, with exactly the locked dependencies
 (infra/requirements.lock, what the image installs) and nothing else, in a fresh venv, serves:
 `db upgrade`, `serve`, an upload and its cache hit through HTTP. The suite's own venv has the
-test extras, which would hide a dependency the package uses but does not declare."""
+test extras, which would hide a dependency the package uses but does not declare. The lock has
+no `tools` extra, so there the tooling's commands say what to install."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,7 @@ import zipfile
 import pytest
 import requests
 
+from ledgerline_tools.samples import generate
 from tests.conftest import REPO
 from tests.e2e.service import stop, wait_until_ready
 from tests.servers import free_port
@@ -36,6 +38,7 @@ def installed(tmp_path_factory):
         names = archive.namelist()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert any(n.endswith("LICENSE-EUPL-1.2.txt") for n in names)
+    assert "ledgerline_tools/samples/__init__.py" in names
     venv = work / "venv"
     # The base interpreter, not this venv's: nothing of the suite's site-packages leaks in.
     run(getattr(sys, "_base_executable", sys.executable), "-m", "venv", venv)
@@ -62,10 +65,8 @@ def test_the_wheel_with_its_locked_dependencies_serves_a_cache_hit(installed, tm
     run(ledgerline, "accounts", "create", "acme", env=env, timeout=120)
     key = run(ledgerline, "keys", "create", "--role", "customer", "--account", "acme", env=env,
               timeout=120).stdout.strip().splitlines()[-1]
-    sample = tmp_path / "sample.pdf"
-    with open(sample, "wb") as out:
-        subprocess.run([str(ledgerline), "sample-invoice", "--seed", "3"], env=env, stdout=out,
-                       stderr=subprocess.DEVNULL, check=True, timeout=120)
+    sample = tmp_path / "sample.pdf"  # `ledgerline sample-invoice --seed 3`, by the suite's venv
+    sample.write_bytes(generate(3, lang="en")[0])
     port = free_port()
     log_path = tmp_path / "serve.log"
     with open(log_path, "wb") as log:
@@ -86,3 +87,10 @@ def test_the_wheel_with_its_locked_dependencies_serves_a_cache_hit(installed, tm
     finally:
         stop(server)
     assert "Traceback" not in log_path.read_text()
+
+
+def test_without_the_tools_extra_a_sample_invoice_says_what_to_install(installed, tmp_path):
+    done = subprocess.run([str(installed / "ledgerline"), "sample-invoice"],
+                          env=user_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().endswith("pip install 'ledgerline[tools]'"), done.stderr

@@ -12,7 +12,7 @@ import pytest
 import requests
 from sqlalchemy import create_engine, text
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.e2e.service import create_key, ledgerline, served, service_env
 from tests.fakes import ControlledExtractor
 

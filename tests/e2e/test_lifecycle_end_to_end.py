@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, text, update
 
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.tables import invoices
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.conftest import make_tenant, operator_key
 from tests.e2e.service import ledgerline, served, service_env
 from tests.fakes import ControlledExtractor

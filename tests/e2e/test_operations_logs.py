@@ -8,7 +8,7 @@ import re
 
 import requests
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.conftest import make_tenant
 from tests.e2e.service import served, service_env
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ledgerline.http.app import create_app
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.e2e.test_dashboard_browser import CHROMEDRIVER, CHROMIUM, browser, sign_in  # noqa: F401
 from tests.integration.test_corrections import Env
 from tests.integration.test_rechecks import CheckedExtractor

@@ -8,7 +8,7 @@ import subprocess
 
 from pdfminer.high_level import extract_text
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.e2e.service import BIN
 
 

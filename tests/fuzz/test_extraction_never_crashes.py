@@ -3,9 +3,9 @@ error: a KeyError in a finder is a failed, billed job in the service.
 
 Two searches for that class of bug, on purpose:
 
-- every generated sample invoice of every language and layout (ledgerline.samples.sweep):
+- every generated sample invoice of every language and layout (ledgerline_tools.samples.sweep):
   each pair once here, LEDGERLINE_FUZZ_SCALE times as many seeds for a longer run, and
-  `python -m ledgerline.samples.sweep --per-pair 100` for thousands;
+  `python -m ledgerline_tools.samples.sweep --per-pair 100` for thousands;
 - pages of invoice-like text (hypothesis) mixing the labels of every language with what the
   samples never print: letterheads of every locale Faker knows (phone numbers, IBANs, mail
   addresses as people there write them) and of any calling code, VAT ids of any country,
@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ledgerline.extraction.values.currencies import AMOUNT_SYMBOLS, CONTEXT_SYMBOLS, SYMBOLS
-from ledgerline.samples import LANGUAGE_CODES, TEMPLATE_NAMES
-from ledgerline.samples.languages import LANGUAGES
-from ledgerline.samples.sweep import CRASHED, cases, run
+from ledgerline_tools.samples import LANGUAGE_CODES, TEMPLATE_NAMES
+from ledgerline_tools.samples.languages import LANGUAGES
+from ledgerline_tools.samples.sweep import CRASHED, cases, run
 from tests.fuzz.expect import read_or_refused
 from tests.property.support import examples, fuzz_scale
 from tests.unit.extraction.conftest import build_pdf

@@ -98,10 +98,11 @@ def test_the_lock_covers_every_dependency_of_the_package() -> None:
         name = re.split(r"[<>=\[ ;]", requirement, maxsplit=1)[0].lower().replace(".", "-")
         name = name.replace("_", "-")
         assert name in pins, f"{name} is not in infra/requirements.lock: run `make lock`"
-    # No test or infra tool sneaks into the image.
+    # No test or infra tool, nor what only the tooling (ledgerline_tools) uses, sneaks into the
+    # image.
     extras = project["optional-dependencies"]
     tools = {re.split(r"[<>=\[ ;]", r, maxsplit=1)[0].lower()
-             for name in ("test", "fuzz", "infra") for r in extras[name]}
+             for name in ("test", "fuzz", "infra", "tools") for r in extras[name]}
     # requests: the HTTP client of the OTLP trace exporter, a runtime dependency too.
     assert not tools & (set(pins) - {"pyyaml", "hypothesis", "requests"}), tools & set(pins)
 
@@ -109,11 +110,11 @@ def test_the_lock_covers_every_dependency_of_the_package() -> None:
 def test_the_extras_split_and_make_test_installs_what_the_suite_needs() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
-    assert {"test", "fuzz", "infra", "binary", "c"} <= set(extras)
+    assert {"test", "fuzz", "infra", "binary", "c", "tools"} <= set(extras)
     assert any(r.startswith("schemathesis") for r in extras["fuzz"])
     assert any(r.startswith("cfn-lint") for r in extras["infra"])
     makefile = (ROOT / "Makefile").read_text()
-    assert "-e '.[binary,test,fuzz,infra]'" in makefile
+    assert "-e '.[binary,tools,test,fuzz,infra]'" in makefile
 
 
 def test_hadolint_reports_nothing() -> None:

@@ -1,5 +1,5 @@
-"""`make serve` sets up what serving needs and nothing more: the runtime package (the suite's
-extras only with `make test`) and the system packages the service needs, asking for root only
+"""`make serve` sets up what serving needs and nothing more: the runtime package with the
+tooling's extra, which the README's tour uses (the suite's extras only with `make test`) and the system packages the service needs, asking for root only
 when something is missing, and saying in one line what OCR lacks when it cannot."""
 from __future__ import annotations
 
@@ -27,9 +27,10 @@ def test_make_serve_installs_the_runtime_package_without_the_suites_extras(tmp_p
     assert "scripts/install-system-deps serve" in serve
     installs = [line.split("pip install", 1)[1] for line in serve.splitlines()
                 if "pip install" in line]
-    assert installs and all(line.strip().endswith("-e '.[binary]'") for line in installs)
+    assert installs and all(line.strip().endswith("-e '.[binary,tools]'") for line in installs)
     test = planned("test", tmp_path)
-    assert "scripts/install-system-deps test" in test and "'.[binary,test,fuzz,infra]'" in test
+    assert "scripts/install-system-deps test" in test
+    assert "'.[binary,tools,test,fuzz,infra]'" in test
 
 
 def test_serve_needs_nothing_more_when_everything_is_there():

@@ -23,7 +23,7 @@ from ledgerline.bootstrap import configured_extractor
 from ledgerline.domain.providers import Provider, client_request_token, image_tokens, token_cost
 from ledgerline.extraction import MODEL_VERSION
 from ledgerline.http.app import create_app
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from ledgerline.service_layer.report import agreement_report, days, duplicate_report
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant, operator_key

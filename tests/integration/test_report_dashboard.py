@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from ledgerline.http.app import create_app
-from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
+from ledgerline_tools.synthetic_day import Shape, generate, synthetic_caller, write
 from tests.conftest import make_tenant, operator_key
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from ledgerline.config import Settings
 from ledgerline.service_layer.report import Days, duplicate_report
-from ledgerline.service_layer.synthetic_day import Shape, generate, synthetic_caller, write
+from ledgerline_tools.synthetic_day import Shape, generate, synthetic_caller, write
 
 from .test_report_sql import _dispose_engines, engine  # noqa: F401  (SQLite and PostgreSQL)
 

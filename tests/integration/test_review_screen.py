@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ledgerline.http.app import create_app
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.conftest import make_tenant, operator_key
 from tests.integration.test_corrections import Env
 from tests.integration.test_rechecks import CheckedExtractor

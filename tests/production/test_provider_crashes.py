@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from ledgerline.domain.providers import token_cost
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.production.cluster import owner_pid, wait_for
 from tests.production.conftest import LEASE_SECONDS
 from tests.standins.process import standin_process

@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 from tests.production.cluster import wait_for
 from tests.webhook_receiver import DROP, FAIL, HOLD, OK, SLOW, Receiver, receiving
 

@@ -90,12 +90,12 @@ def test_settings_built_in_code_ignore_the_environment(monkeypatch):
                                               ("EN+DE", ("en", "de")), ("all", None)])
 def test_ocr_settings_become_the_ocr_options(given, languages):
     from ledgerline.extraction.ocr import OcrOptions
-    from ledgerline.extraction.ocr.options import TESSERACT_NAMES
+    from ledgerline.extraction.languages import CODES
 
     settings = Settings.from_env({"LEDGERLINE_OCR_LANGUAGES": given, "LEDGERLINE_OCR_DPI": "200",
                                   "LEDGERLINE_OCR_MAX_PIXELS": "5000000"})
     options = OcrOptions.from_settings(settings)
-    assert options.languages == (languages or tuple(TESSERACT_NAMES))
+    assert options.languages == (languages or CODES)
     assert (options.dpi, options.max_pixels) == (200, 5_000_000)
     assert OcrOptions.from_settings(Settings()) == OcrOptions()
 

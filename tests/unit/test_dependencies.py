@@ -1,8 +1,9 @@
 """Every third-party module the service imports is a dependency it declares itself, with the
 extras its dependencies need for what the service uses of them: installed with its declared
-dependencies only (the lock, or `pip install ledgerline`), it runs. The suite's own venv has
-the test extras, which bring in much that the package alone would lack, so this is checked
-from the declarations, not from what happens to be installed."""
+dependencies only (the lock, or `pip install ledgerline`), it runs. The tooling
+(ledgerline_tools) may import those and what the `tools` extra declares besides. The suite's own
+venv has the test extras, which bring in much that the package alone would lack, so this is
+checked from the declarations, not from what happens to be installed."""
 from __future__ import annotations
 
 import ast
@@ -22,15 +23,24 @@ from packaging.utils import canonicalize_name
 from tests.conftest import REPO
 
 PACKAGE = REPO / "service" / "ledgerline"
+TOOLS = REPO / "service" / "ledgerline_tools"
+# Found by their files, never imported: the sample generator's fonts (samples/fonts.py).
+FONT_PACKAGES = {"font-source-sans-pro", "font-source-serif-pro", "font-caladea", "font-manrope"}
 # Run for their side effects (a WSGI app, gunicorn's settings, the fork server's warm-up,
 # Alembic's environment): they import nothing the other modules do not.
 NOT_IMPORTED = {"ledgerline.wsgi", "ledgerline.gunicorn_conf",
                 "ledgerline.adapters.sandbox_warmup", "ledgerline.migrations.env"}
 
 
-def declared() -> dict[str, Requirement]:
+def declared(extra: str | None = None) -> dict[str, Requirement]:
+    """The dependencies, or those of one extra."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    return {canonicalize_name(r.name): r for r in map(Requirement, project["dependencies"])}
+    listed = project["optional-dependencies"][extra] if extra else project["dependencies"]
+    return {canonicalize_name(r.name): r for r in map(Requirement, listed)}
+
+
+def declared_for_the_tools() -> dict[str, Requirement]:
+    return {**declared(), **declared("tools")}
 
 
 @functools.cache
@@ -40,7 +50,8 @@ def top_level_distributions() -> dict[str, list[str]]:
 
 def distribution_of(module: str) -> str | None:
     top = module.split(".")[0]
-    if top in sys.stdlib_module_names or top in ("ledgerline", "__main__") or not top:
+    if top in sys.stdlib_module_names or top in ("ledgerline", "ledgerline_tools", "__main__") \
+            or not top:
         return None
     names = top_level_distributions().get(top)
     if names and len(set(names)) > 1:  # a namespace package (opentelemetry): whose file is it?
@@ -60,11 +71,11 @@ def _owner_of(module: str, candidates: tuple[str, ...]) -> str:
     return canonicalize_name(module)
 
 
-def imports_in_source() -> dict[str, set[str]]:
-    """Every module named by an import statement anywhere in service/ (lazy ones in functions
-    too: they run), by the file that names it."""
+def imports_in_source(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Every module named by an import statement anywhere in the package (lazy ones in
+    functions too: they run), by the file that names it."""
     found: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -77,21 +88,36 @@ def imports_in_source() -> dict[str, set[str]]:
     return found
 
 
-def test_every_module_the_service_imports_is_a_declared_dependency():
-    deps = declared()
+def undeclared(package: Path, deps: dict[str, Requirement]) -> dict[str, list[str]]:
     missing = {}
-    for module, files in imports_in_source().items():
+    for module, files in imports_in_source(package).items():
         dist = distribution_of(module)
         if dist is not None and dist not in deps:
             missing[module] = sorted(files)
-    assert missing == {}, "imported but not in [project] dependencies"
+    return missing
 
 
-# Imports every module of the package in a clean interpreter and prints each import statement
+def test_every_module_the_service_imports_is_a_declared_dependency():
+    assert undeclared(PACKAGE, declared()) == {}, "imported but not in [project] dependencies"
+
+
+def test_every_module_the_tooling_imports_is_a_dependency_or_in_the_tools_extra():
+    assert undeclared(TOOLS, declared_for_the_tools()) == {}, \
+        "imported by ledgerline_tools but neither a dependency nor in the tools extra"
+
+
+def test_the_tools_extra_holds_only_what_the_tooling_uses_and_the_service_does_not():
+    extra = set(declared("tools"))
+    assert not extra & set(declared()), "declared twice: the service needs it anyway"
+    imported = {distribution_of(module) for module in imports_in_source(TOOLS)}
+    assert extra - FONT_PACKAGES <= imported, "in the tools extra but imported by no tool"
+
+
+# Imports every module of both packages in a clean interpreter and prints each import statement
 # that ran, as (the importing module, the module it imported).
 EDGES = r"""
 import builtins, importlib, json, pkgutil, sys
-import ledgerline
+import ledgerline, ledgerline_tools
 edges = set()
 real_import = builtins.__import__
 def recording(name, globals=None, locals=None, fromlist=(), level=0):
@@ -100,9 +126,10 @@ def recording(name, globals=None, locals=None, fromlist=(), level=0):
         edges.add((globals.get("__name__") or "", name))
     return module
 builtins.__import__ = recording
-for info in pkgutil.walk_packages(ledgerline.__path__, "ledgerline."):
-    if info.name not in set(sys.argv[1:]):
-        importlib.import_module(info.name)
+for package in (ledgerline, ledgerline_tools):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if info.name not in set(sys.argv[1:]):
+            importlib.import_module(info.name)
 print(json.dumps(sorted(edges)))
 """
 
@@ -130,7 +157,7 @@ def test_what_a_dependency_imports_for_the_service_comes_with_the_extras_asked_f
     `gevent` extra: a package that uses that worker must ask for gunicorn[gevent]."""
     done = subprocess.run([sys.executable, "-c", EDGES, *NOT_IMPORTED], capture_output=True,
                           text=True, check=True, timeout=300)
-    deps = declared()
+    deps = declared_for_the_tools()
     wrong = set()
     for importer, imported in json.loads(done.stdout):
         dist, wanted = distribution_of(importer), distribution_of(imported)

@@ -25,8 +25,9 @@ from .geometry import DocText
 from .model import location_confidence
 from .ocr.calibration import calibrated as ocr_calibrated
 from .ranker import choose
-from .sources.einvoice_xml import XmlInvoice, parse_invoice_xml, pick_invoice_attachment
+from .sources.einvoice_xml import parse_invoice_xml, pick_invoice_attachment
 from .sources.pdf_text import ParsedPdf, parse_pdf
+from .sources.xml_model import XmlInvoice
 from .sources.xml_parsing import MAX_XML_BYTES
 from .validation import (
     apply_to_confidence,

@@ -20,7 +20,7 @@ import stdnum
 from .checks import ENGINE_LIMITS, RULESET_VERSION
 from .document import SCHEMA_VERSION
 from .sources.pdf_layout import LAYOUT_PARAMS, MAX_PAGES
-from .vocabulary import LANGUAGES
+from .languages import VOCABULARY_ORDER
 
 # The learned ranker's file (see ranker/model.py): another model, another cache key.
 RANKER_MODEL = Path(__file__).parent / "ranker" / "model.json.gz"
@@ -48,7 +48,7 @@ MODEL_CONFIG: dict = {
     "xml_limits": {**ENGINE_LIMITS, "numbers": "xs:decimal", "rules_not_run": "review"},
     "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
-    "languages": list(LANGUAGES),
+    "languages": list(VOCABULARY_ORDER),
     # line-item tables read by header geometry, arithmetic and net amounts of gross lines
     "line_items": "header-geometry-1",
     "layout": dict(LAYOUT_PARAMS),

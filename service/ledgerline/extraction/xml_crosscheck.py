@@ -12,7 +12,7 @@ from decimal import Decimal
 from . import document as D
 from .candidates import Candidate
 from .geometry import DocText
-from .sources.einvoice_xml import XmlInvoice
+from .sources.xml_model import XmlInvoice
 from .text import fold
 from .values.dates import find_dates
 

@@ -10,7 +10,7 @@ from tests import einvoices
 from tests.unit.extraction.test_einvoice_files import by_rule, extract
 
 from ledgerline.extraction import ExtractionError
-from ledgerline.extraction.sources.einvoice_xml import _dec
+from ledgerline.extraction.sources.xml_model import xs_decimal
 from ledgerline.extraction.sources.xml_parsing import MAX_ATTRIBUTES, MAX_DEPTH
 
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
@@ -76,7 +76,7 @@ def test_a_gross_total_in_arabic_indic_digits_is_not_read_as_a_number(tmp_path, 
 @pytest.mark.parametrize("text", ["١٢٠.٠٠", "۱۹", "1e3", "1_000", "Infinity", "NaN", "12 345",
                                   "1,5", "", "+", "."])
 def test_only_the_xs_decimal_form_is_a_number(text):
-    assert _dec(text) is None
+    assert xs_decimal(text) is None
 
 
 @pytest.mark.parametrize("text, value", [("120.00", "120.00"), (" -3.5\n", "-3.5"),
@@ -84,7 +84,7 @@ def test_only_the_xs_decimal_form_is_a_number(text):
 def test_the_xs_decimal_form_is_read(text, value):
     from decimal import Decimal
 
-    assert _dec(text) == Decimal(value)
+    assert xs_decimal(text) == Decimal(value)
 
 
 CRAFTED = {

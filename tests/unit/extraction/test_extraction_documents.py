@@ -443,7 +443,7 @@ def test_us_invoice_dollar_sign_and_month_first_dates(make_pdf):
     assert any(r.startswith("currency:") and "'$'" in r for r in doc["review"]["reasons"])
 
 
-# Generated invoices (ledgerline.samples) in the languages whose vocabulary came last: the
+# Generated invoices (ledgerline_tools.samples) in the languages whose vocabulary came last: the
 # labels of each language are read, and the values they name come out of the document. The
 # layouts are those whose totals sit beside their labels; totals tables under a header row
 # (two_columns, header_rows) are the field choice's to read, measured with every layout by
@@ -456,7 +456,7 @@ LABELLED_FIELDS = ("invoice_number", "issue_date", "due_date", "net_total", "tax
 
 
 def _generated(tmp_path, seed, lang, template):
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     pdf, truth = generate(seed, lang=lang, template=template, document_type="invoice")
     path = tmp_path / f"{lang}-{template}.pdf"

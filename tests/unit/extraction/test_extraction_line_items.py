@@ -325,7 +325,7 @@ LAYOUTS = ("letterhead", "footer_seller", "two_columns", "header_rows", "boxed",
 
 @pytest.mark.parametrize("template", LAYOUTS)
 def test_generated_invoices_of_every_layout(template, tmp_path):
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     checked = 0
     for seed in range(40):  # the first net-priced invoices of the layout in three languages

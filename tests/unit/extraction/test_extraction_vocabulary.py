@@ -7,6 +7,7 @@ import types
 import pytest
 
 from ledgerline.extraction import vocabulary
+from ledgerline.extraction.languages import CODES
 from ledgerline.extraction.finders.labels import match_labels
 from ledgerline.extraction.text import fold
 from ledgerline.extraction.values.currencies import CURRENCIES
@@ -24,7 +25,7 @@ def _fields(vocab, text):
 
 
 def test_every_language_module_loads_and_labels_the_key_fields():
-    for code in vocabulary.LANGUAGES:
+    for code in CODES:
         vocab = vocabulary.load((code,))
         for field in ("invoice_number", "issue_date", "gross_total", "net_total", "tax_total"):
             assert any(label.language == code for label in vocab.labels[field]), (code, field)

@@ -176,8 +176,8 @@ def test_the_model_file_is_small_versioned_and_checked(tmp_path):
 
 
 def test_training_is_deterministic(tmp_path):
-    from ledgerline.extraction.ranker import train
-    from ledgerline.extraction.ranker.dataset import generated_documents
+    from ledgerline_tools.ranker import train
+    from ledgerline_tools.ranker.dataset import generated_documents
 
     exs = train.examples(generated_documents(9, seed=3))
     first, second = tmp_path / "a.json.gz", tmp_path / "b.json.gz"
@@ -191,7 +191,7 @@ def test_training_is_deterministic(tmp_path):
 
 
 def test_training_without_the_corpus_says_so(tmp_path, capsys):
-    from ledgerline.extraction.ranker import train
+    from ledgerline_tools.ranker import train
 
     assert train.main(["--corpus", str(tmp_path), "--out", str(tmp_path / "m.json.gz")]) == 2
     assert "corpus not found" in capsys.readouterr().err
@@ -262,8 +262,8 @@ def test_cash_rounding_may_put_the_amount_due_above_the_gross_total():
 
 
 def test_leave_one_source_out_does_not_depend_on_the_worker_processes():
-    from ledgerline.extraction.ranker import train
-    from ledgerline.extraction.ranker.dataset import generated_documents
+    from ledgerline_tools.ranker import train
+    from ledgerline_tools.ranker.dataset import generated_documents
 
     exs = train.examples(generated_documents(6, seed=5))
     for k, ex in enumerate(exs):  # three "real" sources of two documents, the last unlicensed
@@ -337,7 +337,7 @@ def test_the_chosen_name_is_given_as_the_labelled_seller_block_spells_it(make_pd
 
 
 def test_a_number_sign_before_an_invoice_number_is_not_part_of_it():
-    from ledgerline.extraction.ranker.dataset import norm
+    from ledgerline_tools.ranker.dataset import norm
 
     assert norm("invoice_number", "# INV_0042") == norm("invoice_number", "INV_0042")
     assert norm("invoice_number", "№ 17") == "17"

@@ -76,8 +76,8 @@ def test_a_table_page_is_not_turned_upside_down_by_its_flattening(tmp_path):
     # (a table and its totals) guessed upside down; it looks at the page before flattening.
     import pypdfium2 as pdfium
 
-    from ledgerline.samples import generate
-    from ledgerline.samples.scan import Degradation, degrade, image_pdf
+    from ledgerline_tools.samples import generate
+    from ledgerline_tools.samples.scan import Degradation, degrade, image_pdf
 
     pdf, _ = generate(8)
     document = pdfium.PdfDocument(pdf)

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw, ImageFont
 from ledgerline.extraction.ocr import OcrOptions, fingerprint, preprocessing_tag
 from ledgerline.extraction.ocr import second_opinion as S
 from ledgerline.extraction.ocr.engine import Word
-from ledgerline.samples.fonts import _font_dir
+from ledgerline_tools.samples.fonts import _font_dir
 
 pytestmark = pytest.mark.skipif(S.model_path() is None, reason="rapidocr-onnxruntime missing")
 

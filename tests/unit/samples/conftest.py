@@ -8,7 +8,7 @@ import re
 
 from pdfminer.high_level import extract_text
 
-from ledgerline.samples import generate
+from ledgerline_tools.samples import generate
 
 SPACES = re.compile(r"\s+")
 

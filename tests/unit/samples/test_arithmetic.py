@@ -8,8 +8,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from ledgerline.samples import LANGUAGE_CODES, TEMPLATE_NAMES
-from ledgerline.samples.model import Line, compute_totals
+from ledgerline_tools.samples import LANGUAGE_CODES, TEMPLATE_NAMES
+from ledgerline_tools.samples.model import Line, compute_totals
 
 from .conftest import sample
 
@@ -75,7 +75,7 @@ def test_lines_sum_to_the_net_or_gross_and_each_rate_rounds_once(seed):
 
 
 def test_cash_rounding_lands_on_the_countrys_step():
-    from ledgerline.samples.languages import LANGUAGES
+    from ledgerline_tools.samples.languages import LANGUAGES
 
     checked = 0
     for seed in range(120):

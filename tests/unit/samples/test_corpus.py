@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import json
 
-from ledgerline.samples import generate
-from ledgerline.samples.corpus import document_seed, main
+from ledgerline_tools.samples import generate
+from ledgerline_tools.samples.corpus import document_seed, main
 
 
 def test_corpus_writes_pdfs_truth_and_manifest(tmp_path):

@@ -8,8 +8,8 @@ import io
 import pytest
 from pdfminer.high_level import extract_text
 
-from ledgerline.samples import LANGUAGE_CODES, LANGUAGES, generate
-from ledgerline.samples.languages import CREDIT_NOTE_KEYS
+from ledgerline_tools.samples import LANGUAGE_CODES, LANGUAGES, generate
+from ledgerline_tools.samples.languages import CREDIT_NOTE_KEYS
 
 from .conftest import squash
 

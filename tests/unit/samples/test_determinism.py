@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerline.samples import TEMPLATE_NAMES, generate
+from ledgerline_tools.samples import TEMPLATE_NAMES, generate
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)

@@ -8,8 +8,8 @@ import pytest
 import stdnum
 from stdnum import iban as std_iban
 
-from ledgerline.samples import identifiers as ids
-from ledgerline.samples.languages import LANGUAGES
+from ledgerline_tools.samples import identifiers as ids
+from ledgerline_tools.samples.languages import LANGUAGES
 
 COUNTRIES = sorted(ids.VAT_SHAPES)
 BANK_COUNTRIES = sorted({(c.code, c.bban) for lang in LANGUAGES.values()
@@ -36,7 +36,7 @@ def test_ibans_are_valid_and_printed_in_groups_of_four(cc, shape):
 
 
 def test_truth_ids_of_generated_invoices_are_valid():
-    from ledgerline.samples import LANGUAGE_CODES, generate
+    from ledgerline_tools.samples import LANGUAGE_CODES, generate
 
     seen = 0
     for seed, lang in enumerate(LANGUAGE_CODES * 3):

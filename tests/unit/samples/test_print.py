@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 import pytest
 from reportlab.lib import colors
 
-import ledgerline.samples as samples
+import ledgerline_tools.samples as samples
 from ledgerline.extraction.sources.pdf_text import parse_pdf
 
 SCALE = 150 / 72  # a 150 dpi rendering

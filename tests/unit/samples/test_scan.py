@@ -8,7 +8,7 @@ import pytest
 from pdfminer.high_level import extract_text
 from PIL import Image
 
-from ledgerline.samples import scan
+from ledgerline_tools.samples import scan
 
 from .conftest import sample
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerline.samples import LANGUAGE_CODES, TEMPLATE_NAMES
+from ledgerline_tools.samples import LANGUAGE_CODES, TEMPLATE_NAMES
 
 from .conftest import page_text, sample, squash
 
@@ -41,7 +41,7 @@ def test_national_letters_survive_extraction():
 
 
 def test_dates_are_written_with_the_locales_month_names():
-    from ledgerline.samples import generate
+    from ledgerline_tools.samples import generate
 
     months = {"de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
                      "September", "Oktober", "November", "Dezember", "Jänner")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerline.samples.languages import LANGUAGE_CODES, LANGUAGES, PLACEHOLDERS, WORD_KEYS
+from ledgerline_tools.samples.languages import LANGUAGE_CODES, LANGUAGES, PLACEHOLDERS, WORD_KEYS
 
 
 @pytest.mark.parametrize("code", LANGUAGE_CODES)

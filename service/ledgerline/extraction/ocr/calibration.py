@@ -7,8 +7,8 @@ probability at all (a cleanly printed word reads 0.93 as often as 0.97). Their p
 every OCR'd value under 0.9, right or wrong. So for a value read by OCR the product is mapped,
 field by field, to the share of such values that were right on OCR'd documents: scans and
 photos of generated invoices the ranker was not trained on and the benchmarks do not score
-(``calibrate.py``), with the same conservative isotonic map the ranker's calibration uses (a
-block's value is the lower end of its 99 % Wilson interval).
+(fitted by ``ledgerline_tools/calibrate_ocr.py``), with the same conservative isotonic map the
+ranker's calibration uses (a block's value is the lower end of its 99 % Wilson interval).
 
 The map's file (``calibration.json`` beside this module) names the OCR identity and the ranker
 model it was fitted with; its digest is part of the OCR identity, so a new map is a new cache

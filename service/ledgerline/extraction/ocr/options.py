@@ -3,12 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# ISO 639-1 → Tesseract's language data name; one Debian package each (tesseract-ocr-<name>).
-TESSERACT_NAMES = {
-    "en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "nl": "nld", "pl": "pol",
-    "cs": "ces", "pt": "por", "sv": "swe", "da": "dan", "no": "nor", "fi": "fin",
-}
-DEFAULT_LANGUAGES = tuple(TESSERACT_NAMES)  # every language Ledgerline has a vocabulary for
+from ..languages import CODES, LANGUAGES
+
 DEFAULT_DPI = 300
 MIN_DPI, MAX_DPI = 100, 600  # the range a configured DPI must lie in
 # 100 million pixels: a 48-megapixel phone photo passes, an A4 page at 1200 dpi (140 MP) does not.
@@ -23,15 +19,15 @@ class OcrOptions:
     are rendered and images normalised to; ``max_pixels`` the largest page (frame) decoded;
     ``max_pages`` the most frames or OCR'd pages one document may have."""
 
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    languages: tuple[str, ...] = CODES  # every language Ledgerline reads
     dpi: int = DEFAULT_DPI
     max_pixels: int = DEFAULT_MAX_PIXELS
     max_pages: int = DEFAULT_MAX_PAGES
 
     def __post_init__(self) -> None:
-        unknown = [lang for lang in self.languages if lang not in TESSERACT_NAMES]
+        unknown = [lang for lang in self.languages if lang not in LANGUAGES]
         if unknown or not self.languages:
-            raise ValueError(f"OCR languages must be some of {', '.join(TESSERACT_NAMES)}; "
+            raise ValueError(f"OCR languages must be some of {', '.join(CODES)}; "
                              f"got {', '.join(self.languages) or 'none'}")
         if not MIN_DPI <= self.dpi <= MAX_DPI:
             raise ValueError(f"the OCR DPI must lie between {MIN_DPI} and {MAX_DPI}; "
@@ -43,7 +39,7 @@ class OcrOptions:
     @property
     def tesseract_languages(self) -> str:
         """Tesseract's language argument, e.g. ``eng+deu``."""
-        return "+".join(TESSERACT_NAMES[lang] for lang in self.languages)
+        return "+".join(LANGUAGES[lang].tesseract for lang in self.languages)
 
     @classmethod
     def from_settings(cls, settings) -> OcrOptions:
@@ -55,5 +51,5 @@ class OcrOptions:
         """``en,de`` or ``en+de`` → ("en", "de"); ``all`` → every language OCR knows."""
         text = text.strip().lower()
         if text == "all":
-            return tuple(TESSERACT_NAMES)
+            return CODES
         return tuple(p for p in text.replace("+", ",").replace(" ", ",").split(",") if p)

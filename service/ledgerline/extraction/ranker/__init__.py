@@ -8,7 +8,7 @@ place the probability that it holds the field's value, from the features a reade
 each value's confidence comes from its evidence, calibrated on sources the model had not seen
 (:mod:`.confidence`), as does the currency's. Currency, VAT ids and the IBAN keep the hand-tuned
 choice, whose verdict on the other fields is one of the ranker's features. The model also holds
-each field's acceptance threshold (:mod:`..review`). ``ledgerline-train`` (:mod:`.train`)
+each field's acceptance threshold (:mod:`..review`). ``ledgerline-train`` (:mod:`ledgerline_tools.ranker.train`)
 rebuilds the model.
 """
 

@@ -28,7 +28,7 @@ from decimal import Decimal
 
 from stdnum import iban as _iban
 
-from .einvoice_xml import XmlInvoice, _all, _dec, _one, _text
+from .xml_model import XmlInvoice, find_all, find_one, text_at, xs_decimal
 
 # (net element, VAT element, allowed rates, EN 16931 category) of each rate group
 VAT_GROUPS = (
@@ -70,10 +70,10 @@ def _group_rate(net: Decimal | None, tax: Decimal | None, allowed) -> Decimal | 
 def _tax_breakdown(fa) -> list[dict]:
     rows = []
     for net_tag, tax_tag, allowed, category in VAT_GROUPS:
-        net = _dec(_text(fa, net_tag))
+        net = xs_decimal(text_at(fa, net_tag))
         if net is None:
             continue
-        tax = _dec(_text(fa, tax_tag)) if tax_tag else Decimal("0")
+        tax = xs_decimal(text_at(fa, tax_tag)) if tax_tag else Decimal("0")
         rows.append(
             {
                 "basis": net,
@@ -87,8 +87,8 @@ def _tax_breakdown(fa) -> list[dict]:
 
 def _account(fa) -> tuple[str | None, str | None]:
     """(IBAN, as written) of the first account; a Polish NRB becomes its IBAN."""
-    for number in _all(fa, "Platnosc/RachunekBankowy/NrRB"):
-        raw = _text(number)
+    for number in find_all(fa, "Platnosc/RachunekBankowy/NrRB"):
+        raw = text_at(number)
         if not raw:
             continue
         compact = re.sub(r"\s", "", raw).upper()
@@ -99,33 +99,33 @@ def _account(fa) -> tuple[str | None, str | None]:
 
 def _buyer_vat(ids) -> tuple[str | None, str | None]:
     """(VAT id, country of an unprefixed one) of Podmiot2/DaneIdentyfikacyjne."""
-    nip = _text(ids, "NIP")
+    nip = text_at(ids, "NIP")
     if nip:
         return nip, "PL"
-    eu_number = _text(ids, "NrVatUE")
+    eu_number = text_at(ids, "NrVatUE")
     if eu_number:
-        prefix = _text(ids, "KodUE") or ""
+        prefix = text_at(ids, "KodUE") or ""
         return (eu_number if eu_number[:2].isalpha() else prefix + eu_number), None
     return None, None
 
 
 def _paid(fa, gross: Decimal | None) -> Decimal | None:
     """What the invoice says was paid already: all of it, or its partial payments."""
-    if _text(fa, "Platnosc/Zaplacono") == "1":
+    if text_at(fa, "Platnosc/Zaplacono") == "1":
         return gross
-    return _sum(_dec(_text(p, "KwotaZaplatyCzesciowej"))
-                for p in _all(fa, "Platnosc/ZaplataCzesciowa"))
+    return _sum(xs_decimal(text_at(p, "KwotaZaplatyCzesciowej"))
+                for p in find_all(fa, "Platnosc/ZaplataCzesciowa"))
 
 
 def _line(row) -> dict:
-    rate = _text(row, "P_12") or ""
+    rate = text_at(row, "P_12") or ""
     number = re.match(r"[0-9]+(?:\.[0-9]+)?", rate)
     return {
-        "line_id": _text(row, "NrWierszaFa"),
-        "description": _text(row, "P_7"),
-        "quantity": _dec(_text(row, "P_8B")),
-        "unit_price": _dec(_text(row, "P_9A")),
-        "net_amount": _dec(_text(row, "P_11")),
+        "line_id": text_at(row, "NrWierszaFa"),
+        "description": text_at(row, "P_7"),
+        "quantity": xs_decimal(text_at(row, "P_8B")),
+        "unit_price": xs_decimal(text_at(row, "P_9A")),
+        "net_amount": xs_decimal(text_at(row, "P_11")),
         # zw (exempt), oo (reverse charge), np (not taxable here): no Polish VAT on the line
         "vat_rate": (Decimal(number.group()) if number
                      else Decimal("0") if rate.lower().startswith(NO_POLISH_VAT) else None),
@@ -134,46 +134,46 @@ def _line(row) -> dict:
 
 def read_ksef(root) -> XmlInvoice:
     inv = XmlInvoice(syntax="KSeF")
-    code = _one(root, "Naglowek/KodFormularza")
+    code = find_one(root, "Naglowek/KodFormularza")
     inv.profile = code.get("kodSystemowy") if code is not None else None
-    fa = _one(root, "Fa")
-    seller_ids = _one(root, "Podmiot1/DaneIdentyfikacyjne")
-    buyer_ids = _one(root, "Podmiot2/DaneIdentyfikacyjne")
-    inv.type_code = _text(fa, "RodzajFaktury")
+    fa = find_one(root, "Fa")
+    seller_ids = find_one(root, "Podmiot1/DaneIdentyfikacyjne")
+    buyer_ids = find_one(root, "Podmiot2/DaneIdentyfikacyjne")
+    inv.type_code = text_at(fa, "RodzajFaktury")
     inv.tax_breakdown = _tax_breakdown(fa)
     net = _sum(r["basis"] for r in inv.tax_breakdown)
     tax = _sum(r["amount"] for r in inv.tax_breakdown)
-    gross = _dec(_text(fa, "P_15"))
+    gross = xs_decimal(text_at(fa, "P_15"))
     paid = _paid(fa, gross)
-    settled = _dec(_text(fa, "Rozliczenie/DoZaplaty"))
+    settled = xs_decimal(text_at(fa, "Rozliczenie/DoZaplaty"))
     due = settled if settled is not None else (
         None if gross is None else gross - (paid or Decimal("0")))
     iban, iban_raw = _account(fa)
     buyer_vat, buyer_country = _buyer_vat(buyer_ids)
     inv.raw = {
-        "invoice_number": _text(fa, "P_2"),
-        "issue_date": (_text(fa, "P_1") or "")[:10] or None,
-        "due_date": (_text(fa, "Platnosc/TerminPlatnosci/Termin") or "")[:10] or None,
-        "currency": _text(fa, "KodWaluty"),
-        "seller_name": _text(seller_ids, "Nazwa"),
-        "seller_vat_id": _text(seller_ids, "NIP"),
-        "buyer_name": _text(buyer_ids, "Nazwa"),
+        "invoice_number": text_at(fa, "P_2"),
+        "issue_date": (text_at(fa, "P_1") or "")[:10] or None,
+        "due_date": (text_at(fa, "Platnosc/TerminPlatnosci/Termin") or "")[:10] or None,
+        "currency": text_at(fa, "KodWaluty"),
+        "seller_name": text_at(seller_ids, "Nazwa"),
+        "seller_vat_id": text_at(seller_ids, "NIP"),
+        "buyer_name": text_at(buyer_ids, "Nazwa"),
         "buyer_vat_id": buyer_vat,
-        "purchase_order": _text(fa, "WarunkiTransakcji/Zamowienia/NrZamowienia"),
-        "preceding_invoice_number": _text(fa, "DaneFaKorygowanej/NrFaKorygowanej")
-        or _text(fa, "DaneFaKorygowanej/NrKSeFFaKorygowanej"),
+        "purchase_order": text_at(fa, "WarunkiTransakcji/Zamowienia/NrZamowienia"),
+        "preceding_invoice_number": text_at(fa, "DaneFaKorygowanej/NrFaKorygowanej")
+        or text_at(fa, "DaneFaKorygowanej/NrKSeFFaKorygowanej"),
         "iban": iban_raw,
         "net_total": None if net is None else str(net),
         "tax_total": None if tax is None else str(tax),
-        "gross_total": _text(fa, "P_15"),
-        "amount_due": _text(fa, "Rozliczenie/DoZaplaty") or (None if due is None else str(due)),
+        "gross_total": text_at(fa, "P_15"),
+        "amount_due": text_at(fa, "Rozliczenie/DoZaplaty") or (None if due is None else str(due)),
     }
     inv.fields = dict(inv.raw)
     inv.fields.update(iban=iban, net_total=net, tax_total=tax, gross_total=gross, amount_due=due)
     # DoZaplaty = P_15 + charges - deductions: for EN 16931's amount due (gross - paid +
     # rounding) the deductions net of charges count as paid, beside what was paid already
-    charges = _dec(_text(fa, "Rozliczenie/SumaObciazen"))
-    deductions = _dec(_text(fa, "Rozliczenie/SumaOdliczen"))
+    charges = xs_decimal(text_at(fa, "Rozliczenie/SumaObciazen"))
+    deductions = xs_decimal(text_at(fa, "Rozliczenie/SumaOdliczen"))
     settled_before = _sum((paid, deductions, None if charges is None else -charges))
     inv.totals = {"line_total": None, "charge_total": None, "allowance_total": None,
                   "prepaid": settled_before, "rounding": None}
@@ -182,5 +182,5 @@ def read_ksef(root) -> XmlInvoice:
         inv.vat_countries["buyer_vat_id"] = buyer_country
     if iban_raw and iban is None:
         inv.warnings.append("the bank account number is not a valid IBAN or Polish NRB")
-    inv.line_items = [_line(row) for row in _all(fa, "FaWiersz")]
+    inv.line_items = [_line(row) for row in find_all(fa, "FaWiersz")]
     return inv

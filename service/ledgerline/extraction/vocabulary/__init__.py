@@ -41,8 +41,9 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
 
 Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
-what the language does not have), name its CLDR locales in ``MONTH_LOCALES``, add the code to
-:data:`LANGUAGES`, add its labels to the cases of ``test_label_vocabulary`` in
+what the language does not have), name its CLDR locales in ``MONTH_LOCALES``, add its row to
+the language registry (``extraction/languages.py``, which says what else a language needs), add
+its labels to the cases of ``test_label_vocabulary`` in
 ``tests/unit/extraction/test_extraction_labels.py`` and a generated invoice in that language to
 ``tests/unit/extraction/test_extraction_documents.py`` (``test_extraction_vocabulary.py`` then
 checks that it loads and labels the key fields). Nothing else changes: the finders read only
@@ -59,9 +60,9 @@ from types import ModuleType
 
 from babel import Locale
 
+from ..languages import VOCABULARY_ORDER
 from ..text import fold
 
-LANGUAGES = ("en", "de", "fr", "es", "nl", "it", "pl", "cs", "pt", "sv", "da", "no", "fi")
 LABEL_CONTEXTS = ("numbered_title", "other_document", "numbered_not_invoice", "other_date_context")
 # The columns of a line-item table a header cell may name; "unit_price_weak" is a word that names
 # the unit price only where nothing more specific does ("Preis", "prix").
@@ -325,7 +326,7 @@ _PARTY_LABEL = (
 )
 
 
-def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
+def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
     """Compile the vocabulary of these languages."""
     lang = _Languages(languages)
     contexts = _contexts(lang)
@@ -385,8 +386,8 @@ def load(languages: tuple[str, ...] = LANGUAGES) -> Vocabulary:
 
 
 def __getattr__(name: str):
-    # VOCABULARY is compiled on first use, not when LANGUAGES is read (the package's
-    # configuration digest needs only that): CLDR month names take tens of milliseconds to load.
+    # VOCABULARY is compiled on first use, not on import (a subset's load() needs none of it):
+    # CLDR month names take tens of milliseconds to load.
     if name == "VOCABULARY":
         globals()["VOCABULARY"] = vocab = load()
         return vocab

@@ -2,7 +2,7 @@
 specific refusal (`ExtractionError`), never anything else: a `KeyError` in a finder is a
 failed, billed job in the service.
 
-    python -m ledgerline.samples.sweep [--per-pair 10] [--first-seed 0] [--scans 0.0] [--jobs 2]
+    python -m ledgerline_tools.samples.sweep [--per-pair 10] [--first-seed 0] [--scans 0.0] [--jobs 2]
 
 Each language is paired with each layout `--per-pair` times, every invoice from its own seed,
 so a run is reproducible and a finding names the one invoice to make again
@@ -64,7 +64,7 @@ def cases(per_pair: int, first_seed: int = 0, scans: float = 0.0) -> list[Case]:
 
 def run(case: Case, directory: str | None = None) -> Outcome:
     """Generate the invoice and extract it (in this process, without the sandbox)."""
-    from ..extraction import ExtractionError, extract_pdf
+    from ledgerline.extraction import ExtractionError, extract_pdf
 
     pdf, _truth = generate(case.seed, lang=case.lang, template=case.template)
     if case.scanned:

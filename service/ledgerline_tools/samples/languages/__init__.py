@@ -3,16 +3,16 @@
 A language module defines ``LANGUAGE``: the printed words (labels and phrases, each with the
 synonyms real issuers use), item names, business words for company names, and the countries
 that write invoices in it (currency, VAT rates, legal forms, identifier shapes, date patterns).
-Adding a language is adding one module here and its code to ``LANGUAGE_CODES``.
+The languages are the registry's (``ledgerline.extraction.languages``), in its order, which the
+generator draws from; adding one is its row there and one module here.
 """
 
 from __future__ import annotations
 
 import importlib
 
+from ledgerline.extraction.languages import CODES as LANGUAGE_CODES
 from .base import CREDIT_NOTE_KEYS, PLACEHOLDERS, WORD_KEYS, Country, Item, Language
-
-LANGUAGE_CODES = ("en", "de", "fr", "es", "it", "nl", "pl", "cs", "pt", "sv", "da", "no", "fi")
 
 
 def _load() -> dict[str, Language]:

@@ -1,13 +1,13 @@
 """Rebuild the ranker from the shared corpus and the sample generator, deterministically.
 
     ledgerline-train [--corpus ../shared/corpus] [--generated 468] [--out PATH]
-    python -m ledgerline.extraction.ranker.train
+    python -m ledgerline_tools.ranker.train
 
 Steps: read every scorable text-layer row of the corpus and ``--generated`` sample invoices;
-turn each into feature rows (:mod:`.rows`), labelled by the truth; run leave-one-source-out over
+turn each into feature rows (:mod:`ledgerline.extraction.ranker.rows`), labelled by the truth; run leave-one-source-out over
 the real documents the model may learn from (:func:`leave_one_source_out`), whose predictions on
 each left-out source fit each field's calibrator (a value's evidence -> its confidence) and its
-acceptance threshold (:mod:`.confidence`); train the final model on everything it may learn
+acceptance threshold (:mod:`ledgerline.extraction.ranker.confidence`); train the final model on everything it may learn
 from; write the model file. Rows whose licence is ``none stated`` never enter a training set, in
 any fold (:func:`.dataset.is_trainable`). Fixed seeds, LightGBM's deterministic mode on one
 thread: the same inputs give the same file.
@@ -26,15 +26,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..document import AMOUNT_FIELDS
-from ..document_type import CREDIT_NOTE
-from ..finders import find_candidates
-from ..geometry import DocText
-from . import confidence
+from ledgerline.extraction.document import AMOUNT_FIELDS
+from ledgerline.extraction.document_type import CREDIT_NOTE
+from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.geometry import DocText
+from ledgerline.extraction.ranker import confidence
+from ledgerline.extraction.ranker.features import CATEGORICAL, FEATURE_INDEX, FEATURE_NAMES
+from ledgerline.extraction.ranker.model import CONFIDENCE_FIELDS, MODEL_PATH, decide, dump
+from ledgerline.extraction.ranker.rows import RANKED_FIELDS, DocumentRows, document_rows
+
+from ..extra import why_not
 from .dataset import Document, corpus_documents, default_corpus, generated_documents, norm
-from .features import CATEGORICAL, FEATURE_INDEX, FEATURE_NAMES
-from .model import CONFIDENCE_FIELDS, MODEL_PATH, decide, dump
-from .rows import RANKED_FIELDS, DocumentRows, document_rows
 
 JOBS = min(2, os.cpu_count() or 1)  # folds trained at once: these machines have two cores
 GENERATED_COUNT = 468  # every language x layout pair four times
@@ -337,9 +339,13 @@ HASH_SEED = "0"
 
 def cli() -> int:
     """``ledgerline-train``: :func:`main` under :data:`HASH_SEED` (re-executed when needed)."""
+    refusal = why_not("ledgerline-train")
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
     if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
         env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
-        argv = [sys.executable, "-m", "ledgerline.extraction.ranker.train", *sys.argv[1:]]
+        argv = [sys.executable, "-m", "ledgerline_tools.ranker.train", *sys.argv[1:]]
         os.execve(sys.executable, argv, env)
     return main()
 

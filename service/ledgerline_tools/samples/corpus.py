@@ -1,6 +1,6 @@
 """Write many sample invoices for training and benchmarks.
 
-    python -m ledgerline.samples.corpus --out DIR --count N --seed S \
+    python -m ledgerline_tools.samples.corpus --out DIR --count N --seed S \
         [--langs en,de,...] [--templates letterhead,...] [--scan-variants] [--dpi 200]
 
 Document i uses seed S * 1,000,000 + i; languages and templates are dealt round-robin, so any

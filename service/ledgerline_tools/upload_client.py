@@ -24,7 +24,7 @@ from pathlib import Path
 import blake3
 import urllib3
 
-from ..formats import ACCEPTED, detect_file
+from ledgerline.formats import ACCEPTED, detect_file
 
 KEY_PREFIX = "upload-"
 KEY_CONTEXT = b"ledgerline upload v1\0"

@@ -1,7 +1,7 @@
-"""Fit the calibration of OCR'd values (``calibration.py``) on scans and photos of generated
+"""Fit the calibration of OCR'd values (``ledgerline/extraction/ocr/calibration.py``) on scans and photos of generated
 invoices, deterministically.
 
-    python -m ledgerline.extraction.ocr.calibrate [--docs 52] [--out PATH] [--jobs 2]
+    python -m ledgerline_tools.calibrate_ocr [--docs 52] [--out PATH] [--jobs 2]
     make calibrate-ocr
 
 Documents come from the sample generator, languages and layouts dealt round-robin, from a run
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .calibration import CALIBRATION_PATH, FORMAT
+from ledgerline.extraction.ocr.calibration import CALIBRATION_PATH, FORMAT
 
 RUN_SEED = 11  # samples.corpus.document_seed(11, i): a run no training or benchmark uses
 DOCS = 52  # every language (13) with four of the layouts, dealt in turn
@@ -41,7 +41,7 @@ def _conditions(index: int) -> list[tuple[str, int, bool]]:
 
 def _upload(images: tuple[bytes, ...], dpi: int, folder: Path) -> Path:
     """A one-page scan as its JPEG, several pages as a scanner's image-only PDF."""
-    from ...samples.scan import image_pdf
+    from .samples.scan import image_pdf
 
     if len(images) == 1:
         path = folder / "page.jpg"
@@ -55,13 +55,14 @@ def _upload(images: tuple[bytes, ...], dpi: int, folder: Path) -> Path:
 def outcomes(index: int) -> list[tuple[str, float, bool]]:
     """(field, uncalibrated confidence, right) of every value read from document ``index``'s
     scan and photo."""
-    from ... import samples
-    from ...samples.corpus import document_seed, plan
-    from ...samples.scan import scan_pdf
-    from .. import extract_pdf
-    from ..ranker.dataset import norm
-    from .calibration import uncalibrated
-    from .options import OcrOptions
+    from ledgerline.extraction import extract_pdf
+    from ledgerline.extraction.ocr.calibration import uncalibrated
+    from ledgerline.extraction.ocr.options import OcrOptions
+
+    from . import samples
+    from .ranker.dataset import norm
+    from .samples.corpus import document_seed, plan
+    from .samples.scan import scan_pdf
 
     _, lang, template = list(plan(index + 1, samples.LANGUAGE_CODES, samples.TEMPLATE_NAMES))[-1]
     seed = document_seed(RUN_SEED, index)
@@ -84,10 +85,10 @@ def outcomes(index: int) -> list[tuple[str, float, bool]]:
 
 def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
     """The calibration file's content, from ``docs`` generated documents."""
-    from .isotonic import MIN_POINTS
-    from .isotonic import fit as fit_map
-    from ..ranker.model import model_digest
-    from .identity import OCR_PIPELINE_VERSION, tesseract_version
+    from ledgerline.extraction.ocr.identity import OCR_PIPELINE_VERSION, tesseract_version
+    from ledgerline.extraction.ocr.isotonic import MIN_POINTS
+    from ledgerline.extraction.ocr.isotonic import fit as fit_map
+    from ledgerline.extraction.ranker.model import model_digest
 
     started = time.perf_counter()
     if jobs > 1:
@@ -112,7 +113,7 @@ def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
 
 
 def main(argv=None) -> int:
-    from ..ranker.train import HASH_SEED
+    from .ranker.train import HASH_SEED
 
     if os.environ.get("PYTHONHASHSEED") != HASH_SEED:  # the generator's names, as training's
         os.execve(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]],

@@ -4,7 +4,7 @@ For the worked example of docs/operations.md and the report benchmark: "40,000 c
 repeats, 60 identical pairs in flight together" becomes ledger and job rows whose report
 must show exactly those numbers. Nothing is extracted; rows only.
 
-    python -m ledgerline.service_layer.synthetic_day --day 2026-11-29 --calls 40000 --repeats 6000 \
+    python -m ledgerline_tools.synthetic_day --day 2026-11-29 --calls 40000 --repeats 6000 \
         --overlapping-pairs 60 --mode shadow
 """
 from __future__ import annotations
@@ -19,12 +19,12 @@ from decimal import Decimal
 
 from sqlalchemy import Engine, select
 
-from ..adapters.db.accounts import account_exists, create_account, create_key
-from ..adapters.db.engine import transaction
-from ..domain.ids import new_id
-from ..adapters.db.tables import api_keys, jobs, model_calls
-from ..domain.identity import Role
-from .worker import OPERATION
+from ledgerline.adapters.db.accounts import account_exists, create_account, create_key
+from ledgerline.adapters.db.engine import transaction
+from ledgerline.adapters.db.tables import api_keys, jobs, model_calls
+from ledgerline.domain.identity import Role
+from ledgerline.domain.ids import new_id
+from ledgerline.service_layer.worker import OPERATION
 
 DAY_SECONDS = 86_400
 LONGEST_CALL, LONGEST_GAP = 20.0, 600.0
@@ -154,7 +154,7 @@ def _copy(engine: Engine, traffic: Traffic) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ..cli import engine_or_exit, settings_or_exit
+    from ledgerline.cli import engine_or_exit, settings_or_exit
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--day", required=True, type=date.fromisoformat)
