@@ -21,9 +21,12 @@ from .clock import db_now, db_now_plus
 from .tables import blobs, cache_entries, invoices, jobs
 
 
+_QUEUE, _MINE = jobs.alias("q"), jobs.alias("mine")  # made once: see db/duplicates.py
+
+
 def _fair_position(job: NewJob):
     """domain.jobs.fair_position in SQL: two index probes on the queue's partial indexes."""
-    q, mine = jobs.alias("q"), jobs.alias("mine")
+    q, mine = _QUEUE, _MINE
     head = func.coalesce(
         select(func.min(q.c.fair_position))
         .where(in_flight(q), q.c.extractor_versions == job.extractor_versions)

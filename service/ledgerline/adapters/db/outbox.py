@@ -127,8 +127,11 @@ def _due(now):
             or_(d.c.status == PENDING, d.c.lease_expires_at <= now))
 
 
+_MATE = e.alias("mate")  # another endpoint of the account; made once (see db/duplicates.py)
+
+
 def _next_endpoint(now):
-    mate = e.alias("mate")
+    mate = _MATE
     account_usage = (select(func.sum(mate.c.usage_seconds))
                      .where(mate.c.account == e.c.account).scalar_subquery())
     has_due = (select(d.c.id).where(d.c.endpoint_id == e.c.id, *_due(now),
