@@ -27,13 +27,24 @@ def render_pages(path: str, numbers: Iterable[int], options: OcrOptions) -> Iter
         raise ExtractionError("pdf_malformed", f"cannot render the PDF: {exc}") from exc
     try:
         for number in numbers:
-            page = pdf[number - 1]
-            try:
-                yield _render(page, number, options)
-            finally:
-                page.close()
+            yield _render_page(pdf, number, options)
     finally:
         pdf.close()
+
+
+def _render_page(pdf, number: int, options: OcrOptions) -> Frame:
+    # pdfminer may read a page tree that PDFium refuses, page by page: such a page is a bad
+    # file, as when the whole document cannot be opened.
+    import pypdfium2 as pdfium
+
+    try:
+        page = pdf[number - 1]
+    except pdfium.PdfiumError as exc:
+        raise ExtractionError("pdf_malformed", f"cannot render page {number}: {exc}") from exc
+    try:
+        return _render(page, number, options)  # its image a copy: the page may close
+    finally:
+        page.close()
 
 
 def render_dpi(width_pt: float, height_pt: float, options: OcrOptions,
