@@ -6,9 +6,11 @@ no `tools` extra, so there the tooling's commands say what to install."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 import requests
@@ -31,11 +33,16 @@ def run(*argv, **kwargs) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory):
     """A fresh venv with the wheel and the locked dependencies only; its bin/ directory."""
     work = tmp_path_factory.mktemp("installed")
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", work / "dist", REPO,
+    source = image_context(work / "source")
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", work / "dist", source,
         timeout=INSTALL_SECONDS)
     [wheel] = (work / "dist").glob("ledgerline-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
+    # Exactly the modules of the sources: a build directory left by an earlier build keeps
+    # modules since moved or deleted, and would ship them.
+    assert {n for n in names if n.endswith(".py")} == {
+        str(p.relative_to(source / "service")) for p in (source / "service").rglob("*.py")}
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert any(n.endswith("LICENSE-EUPL-1.2.txt") for n in names)
     assert "ledgerline_tools/samples/__init__.py" in names
@@ -48,6 +55,25 @@ def installed(tmp_path_factory):
     run(*pip, "install", "--no-deps", wheel, timeout=INSTALL_SECONDS)
     run(*pip, "check")  # every installed distribution's requirements are there
     return venv / "bin"
+
+
+# What the image's build context holds (.dockerignore's allowlist), less local debris.
+IMAGE_CONTEXT = ("pyproject.toml", "README.md", "LICENSE", "service", "schemas",
+                 "infra/requirements.lock")
+DEBRIS = shutil.ignore_patterns("__pycache__", "*.py[cod]", "*.egg-info", ".*_cache", "var")
+
+
+def image_context(into: Path) -> Path:
+    """A copy of the sources the image builds from, so that the wheel is built as there: in a
+    tree of its own, never from a build/ directory an earlier build left in the checkout."""
+    for name in IMAGE_CONTEXT:
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, target, ignore=DEBRIS)
+        else:
+            shutil.copy2(REPO / name, target)
+    return into
 
 
 def user_env(tmp_path) -> dict:
