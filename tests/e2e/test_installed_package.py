@@ -57,22 +57,22 @@ def installed(tmp_path_factory):
     return venv / "bin"
 
 
-# What the image's build context holds (.dockerignore's allowlist), less local debris.
-IMAGE_CONTEXT = ("pyproject.toml", "README.md", "LICENSE", "service", "schemas",
-                 "infra/requirements.lock")
 DEBRIS = shutil.ignore_patterns("__pycache__", "*.py[cod]", "*.egg-info", ".*_cache", "var")
 
 
 def image_context(into: Path) -> Path:
-    """A copy of the sources the image builds from, so that the wheel is built as there: in a
-    tree of its own, never from a build/ directory an earlier build left in the checkout."""
-    for name in IMAGE_CONTEXT:
-        target = into / name
+    """A copy of the sources the image builds from (.dockerignore's allowlist, less local
+    debris), so that the wheel is built as there: in a tree of its own, never from a build/
+    directory an earlier build left in the checkout."""
+    allowed = [line[1:].rstrip("/") for line in
+               (REPO / ".dockerignore").read_text().splitlines() if line.startswith("!")]
+    for source in (match for pattern in allowed for match in REPO.glob(pattern)):
+        target = into / source.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
-        if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, target, ignore=DEBRIS)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=DEBRIS)
         else:
-            shutil.copy2(REPO / name, target)
+            shutil.copy2(source, target)
     return into
 
 
