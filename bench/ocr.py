@@ -477,7 +477,8 @@ class FoldRankers:
             boosters = T.fit([ex for ex in self.examples
                               if ex.doc.trainable and ex.doc.source != source])
             committed = load()
-            self.models[source] = Ranker(boosters, committed.calibrations, committed.meta)
+            self.models[source] = Ranker(boosters, committed.calibrators, committed.thresholds,
+                                         committed.meta)
         return self.models[source]
 
 
