@@ -1,15 +1,18 @@
-"""Tesseract 5 in-process (tesserocr): orientation, deskew, then recognition of one page.
+"""Tesseract 5 in-process (tesserocr): recognition of one page, upright and level.
 
 Loading Tesseract's models costs a tenth of a second for one language and about a second for a
 dozen; the sandbox's fork server loads them once (see ``adapters/sandbox_warmup.py``) and every
 extraction child inherits them. One page is:
 
-1. orientation and script detection (OSD) on a copy of about 150 dpi, and a quarter turn where the
-   page lies sideways or upside down;
-2. layout analysis of that copy, whose text-line baselines give the skew; a page more than
-   ``ROTATE_IMAGE_DEGREES`` off level is rotated straight before recognition, a slighter skew
-   (which Tesseract reads well) is taken out of the word boxes afterwards;
-3. recognition, and every word with its box, its confidence and the box of each character;
+1. recognition, and every word with its box, its confidence and the box of each character;
+2. where that reading is not plainly upright (few words, unsure, or set on end), orientation and
+   script detection (OSD) on a copy of about 150 dpi, and where the page lies sideways or upside
+   down, a quarter turn and the page recognised again; OSD costs about what a recognition of
+   English does, and a page that reads sure and level is upright (upside down or sideways it
+   reads as noise, or as words taller than wide);
+3. the skew from the recognised text lines' baselines: a page more than
+   ``ROTATE_IMAGE_DEGREES`` off level is rotated straight and recognised again, a slighter skew
+   (which Tesseract reads well) is taken out of the word boxes;
 4. the words with digits Tesseract is unsure of, read again by a second recogniser, and settled
    by a vote between the two (``second_opinion``).
 """
@@ -31,12 +34,23 @@ MIN_ORIENTATION_CONFIDENCE = 2.0
 OSD_MIN_DPI = 150  # OSD on a copy reduced to no less than this: as right, and faster
 DESKEW_MIN_DEGREES = 0.3  # less than a point over a row: rows stay rows
 # Tesseract finds and reads slightly skewed lines by itself; only beyond this is the image
-# resampled level before recognition (cheaper than a second layout analysis on every scan).
+# resampled level and read again (a second recognition for the few pages that need it).
 ROTATE_IMAGE_DEGREES = 2.0
 INK_LEVEL = 160  # grey levels (0 black, 255 white): anything darker is ink
 MIN_BASELINE_INCHES = 0.5  # shorter text lines say little about the page's skew
 MAX_DESKEW_DEGREES = 20.0  # beyond it the "skew" is a table rule or a stamp, not the page
 MIN_TILTED_LINES, TILTED_SHARE = 5, 0.2  # lines with a slope, and their share of the length
+# A reading is upright without asking OSD when at least UPRIGHT_MIN_WORDS words of three or more
+# letters and digits were read, their median confidence is UPRIGHT_CONFIDENCE or more and nearly
+# all of them are wider than tall. Upside down, Tesseract reads English pages at a median 0.1-0.3;
+# a quarter turn one way it reads them as sure as upright (it turns what it takes for vertical
+# text), but every word then stands on end. Upright scans and photos read at 0.85-0.96.
+UPRIGHT_MIN_WORDS = 10
+UPRIGHT_CONFIDENCE = 0.85
+UPRIGHT_LEVEL_SHARE = 0.95
+
+
+Baseline = tuple[tuple[int, int], tuple[int, int]]  # a text line's ends, (x, y) pixels
 
 
 @dataclass
@@ -82,35 +96,44 @@ class Engine:
     def read(self, image: Image.Image, dpi: float,
              analysis: Image.Image | None = None) -> PageResult:
         """``analysis``: the page as it was before its lighting was flattened, for orientation
-        and skew (OSD's own binarisation reads the original grey levels better: on a flattened
-        table page it guessed upside down), at ``image``'s size or any other."""
-        small, scale = _analysis_copy(image, dpi, analysis)
+        (OSD's own binarisation reads the original grey levels better: on a flattened table page
+        it guessed upside down), at ``image``'s size or any other."""
+        small, _ = _analysis_copy(image, dpi, analysis)
         if _blank(small):  # an empty page (a PDF's blank last page): nothing to analyse
             return PageResult([], image.size[0], image.size[1], 0, 0.0, None)
         with self.lock:
-            turned, script = self._orientation(small)
-            if turned:  # the page is turned this far clockwise: turn it back
-                image = image.rotate(turned, expand=True)
-                small = small.rotate(turned, expand=True)
-            angle = self._skew(small, dpi * scale)
+            words, baselines = self._recognise(image, dpi)
+            turned, script = 0, None
+            if not _reads_upright(words):
+                turned, script = self._orientation(small)
+                if turned:  # the page is turned this far clockwise: turn it back, read again
+                    image = image.rotate(turned, expand=True)
+                    words, baselines = self._recognise(image, dpi)
+            angle = _skew(baselines, dpi)
             straighten = 0.0
             if abs(angle) >= ROTATE_IMAGE_DEGREES:
                 image = image.rotate(angle, resample=Image.Resampling.BILINEAR, expand=True,
                                      fillcolor=255)
+                words, _ = self._recognise(image, dpi)
             elif abs(angle) >= DESKEW_MIN_DEGREES:
                 straighten = angle  # Tesseract reads a slight skew well: level the boxes only
             else:
                 angle = 0.0
-            self._set(image, dpi)
-            if not self._api.Recognize():
-                raise ExtractionError("ocr_failed", "Tesseract could not recognise the page")
-            words = self._words()
-            self._api.Clear()
         if self.second is not None:
             vote(words, image, self.second)
         if straighten:
             _straighten(words, straighten, image.size)
         return PageResult(words, image.size[0], image.size[1], turned, angle, script)
+
+    def _recognise(self, image: Image.Image, dpi: float) -> tuple[list[Word], list[Baseline]]:
+        """The page's words, and the baseline of each of its text lines."""
+        self._set(image, dpi)
+        if not self._api.Recognize():
+            raise ExtractionError("ocr_failed", "Tesseract could not recognise the page")
+        baselines: list[Baseline] = []
+        words = self._words(baselines)
+        self._api.Clear()
+        return words, baselines
 
     def _set(self, image: Image.Image, dpi: float) -> None:
         self._api.SetImage(image)
@@ -124,37 +147,8 @@ class Engine:
             return 0, (found or {}).get("script_name")
         return found["orient_deg"], found["script_name"]
 
-    def _skew(self, small: Image.Image, dpi: float) -> float:
-        """Median slope of the text lines' baselines, in degrees (PIL's rotation sense), from
-        a layout analysis of the analysis copy."""
-        from tesserocr import RIL
-
-        self._set(small, dpi)
-        it = self._api.AnalyseLayout()
-        if it is None:
-            return 0.0
-        slopes = []
-        while True:
-            baseline = it.Baseline(RIL.TEXTLINE)
-            if baseline:
-                (x1, y1), (x2, y2) = baseline
-                if x2 - x1 >= MIN_BASELINE_INCHES * dpi:
-                    slopes.append((math.degrees(math.atan2(y2 - y1, x2 - x1)), x2 - x1))
-            if not it.Next(RIL.TEXTLINE):
-                break
-        self._api.Clear()
-        # Tesseract levels the lines inside boxes and tables itself and gives their baselines
-        # exactly level, on a skewed page too (a photographed invoice of framed fields has
-        # forty such lines and eighteen that show its 4.5 degrees): the slope of the lines that
-        # have one decides, where they are several and a fair share of the text's length.
-        tilted = [(slope, length) for slope, length in slopes if slope != 0.0]
-        if (len(tilted) < MIN_TILTED_LINES
-                or sum(n for _, n in tilted) < TILTED_SHARE * sum(n for _, n in slopes)):
-            return 0.0
-        angle = statistics.median(slope for slope, _ in tilted)
-        return angle if abs(angle) <= MAX_DESKEW_DEGREES else 0.0
-
-    def _words(self) -> list[Word]:
+    def _words(self, baselines: list[Baseline]) -> list[Word]:
+        """The recognised words; the text lines' baselines are added to ``baselines``."""
         from tesserocr import RIL
 
         it = self._api.GetIterator()
@@ -166,6 +160,9 @@ class Engine:
             if it.IsAtBeginningOf(RIL.TEXTLINE):
                 line += 1
                 line_box = _row_box(it)
+                baseline = it.Baseline(RIL.TEXTLINE)
+                if baseline:
+                    baselines.append(baseline)
             if it.IsAtBeginningOf(RIL.WORD) or word is None:
                 word = Word(text=it.GetUTF8Text(RIL.WORD) or "",
                             confidence=max(0.0, it.Confidence(RIL.WORD)) / 100.0,
@@ -180,10 +177,38 @@ class Engine:
         return words
 
 
+def _reads_upright(words: list[Word]) -> bool:
+    """Does this reading show an upright page (see ``UPRIGHT_CONFIDENCE``)?"""
+    long = [w for w in words if sum(ch.isalnum() for ch in w.text) >= 3]
+    if len(long) < UPRIGHT_MIN_WORDS:
+        return False
+    level = sum(w.box[2] - w.box[0] > w.box[3] - w.box[1] for w in long)
+    return (level >= UPRIGHT_LEVEL_SHARE * len(long)
+            and statistics.median(w.confidence for w in long) >= UPRIGHT_CONFIDENCE)
+
+
+def _skew(baselines: list[Baseline], dpi: float) -> float:
+    """Median slope of the text lines' baselines, in degrees (PIL's rotation sense)."""
+    slopes = []
+    for (x1, y1), (x2, y2) in baselines:
+        if x2 - x1 >= MIN_BASELINE_INCHES * dpi:
+            slopes.append((math.degrees(math.atan2(y2 - y1, x2 - x1)), x2 - x1))
+    # Tesseract levels the lines inside boxes and tables itself and gives their baselines
+    # exactly level, on a skewed page too (a photographed invoice of framed fields has
+    # forty such lines and eighteen that show its 4.5 degrees): the slope of the lines that
+    # have one decides, where they are several and a fair share of the text's length.
+    tilted = [(slope, length) for slope, length in slopes if slope != 0.0]
+    if (len(tilted) < MIN_TILTED_LINES
+            or sum(n for _, n in tilted) < TILTED_SHARE * sum(n for _, n in slopes)):
+        return 0.0
+    angle = statistics.median(slope for slope, _ in tilted)
+    return angle if abs(angle) <= MAX_DESKEW_DEGREES else 0.0
+
+
 def _analysis_copy(image: Image.Image, dpi: float, source: Image.Image | None = None
                    ) -> tuple[Image.Image, float]:
     """A copy of ``image`` (or of ``source``, the same page before its last preparation) of
-    about OSD_MIN_DPI for orientation and skew, and its scale against ``image``."""
+    about OSD_MIN_DPI for orientation, and its scale against ``image``."""
     scale = 1.0 if dpi <= OSD_MIN_DPI * 1.15 else OSD_MIN_DPI / dpi
     size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
     source = source if source is not None else image
