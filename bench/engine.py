@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import statistics
@@ -39,10 +38,9 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
     out: dict = {"jobs": jobs, "rounds": rounds}
     with p.cluster(pg, s3, p.BUCKET, work / "engine", template=p.TEMPLATE, **p.ENV) as c:
         c.create_tenant()
-        key = "accounts/acme/originals/bench/engine.pdf"
         sample = work / "engine-sample.pdf"
         sample.write_bytes(p.typical_pdf().read_bytes())
-        c.store.put_file(key, str(sample), hashlib.sha256(sample.read_bytes()).digest())
+        original = p.store_original(c, sample)
         out["file_bytes"] = sample.stat().st_size
 
         peer_db = pg.create_database(f"peer_engine_{os.getpid()}")
@@ -52,8 +50,8 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
         peer_rss = {n: 0.0 for n in CONCURRENCIES}
         for r in range(rounds):
             for n in CONCURRENCIES:
-                rate, peak = p.worker_jobs_per_second(c, 1, n, jobs, key, f"engine{r}x{n}",
-                                                      versions, "--no-original")
+                rate, peak = p.worker_jobs_per_second(c, 1, n, jobs, original,
+                                                      f"engine{r}x{n}", versions, "--no-original")
                 ours[n].append(rate)
                 rss[n] = max(rss[n], peak)
                 got = p.procrastinate_jobs_per_second(peer_db, jobs, n,
@@ -70,7 +68,7 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
                             "ratio": mine / theirs, "rounds": ours[n], "peer_rounds": peer[n],
                             "worker_peak_rss_mib": rss[n], "peer_peak_rss_mib": peer_rss[n]}
         out["ratio_c1"], out["ratio_c4"] = out["c1"]["ratio"], out["c4"]["ratio"]
-        out["fetch"] = time_fetch(s3, c.store, key, fetches)
+        out["fetch"] = time_fetch(s3, c.store, original[0], fetches)
         out["fetch_ratio"] = out["fetch"]["ratio"]
     return out
 

@@ -11,11 +11,10 @@ import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO
 from urllib.parse import urlparse
 
 from ..ports.storage import (ORIGINALS_PREFIX, IntegrityError, ObjectNotFound, ObjectStore,
-                             StorageUnavailable, StoredObject)
+                             StorageUnavailable, StoredObject, Writable)
 
 S3_DELETE_BATCH = 1000  # DeleteObjects takes at most this many keys
 
@@ -54,7 +53,7 @@ class LocalObjectStore:
         except OSError as exc:
             raise StorageUnavailable(f"cannot write {key}: {exc.strerror}") from exc
 
-    def get_to_file(self, key: str, dest: BinaryIO) -> None:
+    def get_to_file(self, key: str, dest: Writable) -> None:
         with self.open_stream(key) as src:
             shutil.copyfileobj(src, dest, 1 << 20)
 
@@ -132,7 +131,7 @@ class S3ObjectStore:
         except self._errors as exc:
             raise StorageUnavailable(f"cannot store {key}: {exc}") from exc
 
-    def get_to_file(self, key: str, dest: BinaryIO) -> None:
+    def get_to_file(self, key: str, dest: Writable) -> None:
         body = self.open_stream(key)
         try:
             shutil.copyfileobj(body, dest, 1 << 20)
