@@ -114,7 +114,10 @@ class S3ObjectStore:
         self._probe = client or boto3.client("s3", config=Config(
             connect_timeout=1, read_timeout=2, retries={"max_attempts": 1, "mode": "standard"}))
         from botocore.exceptions import BotoCoreError, ClientError
+
+        from .s3_get import SignedGet  # botocore's parts: imported with boto3, when S3 is used
         self._errors = (BotoCoreError, ClientError)
+        self._signed_get = SignedGet(self.client, bucket)
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key
@@ -132,6 +135,10 @@ class S3ObjectStore:
             raise StorageUnavailable(f"cannot store {key}: {exc}") from exc
 
     def get_to_file(self, key: str, dest: Writable) -> None:
+        """The worker's fetch: a signed GET over the client's connections (s3_get.py), or
+        the client's GetObject for whatever that does not handle."""
+        if self._signed_get.to_file(self._key(key), dest):
+            return
         body = self.open_stream(key)
         try:
             shutil.copyfileobj(body, dest, 1 << 20)
