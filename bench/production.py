@@ -622,7 +622,7 @@ def render(results: dict) -> str:
                      f"{q['per_job_ms']:.1f} ms", steps + " ms", ""))
         jps = q["jobs_per_second"]
         kib = q["file_bytes"] // 1024
-        fetch = f"queue: the original's fetch per job (S3 GetObject, boto3, {kib} KiB)"
+        fetch = f"queue: the original's fetch per job (one signed S3 GET, hash checked, {kib} KiB)"
         whole = 1000 / q["peer"][1]["jobs_per_second"]
         rows.append((fetch, f"{q['fetch_ms']:.1f} ms",
                      f"{whole:.1f} ms a whole procrastinate no-op job", ""))
