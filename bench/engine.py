@@ -6,14 +6,14 @@
    procrastinate's no-op jobs (bench/peer_procrastinate.py) on the same PostgreSQL, concurrency
    1 and 4, rounds interleaved (ours, peer, ours, peer) so that load on the machine falls on
    both alike; the ratio is of the medians of the rounds.
-2. the original's fetch timed apart: the service's store adapter (boto3 GetObject with the
-   service's retry configuration, into a file, as the worker fetches) against a bare HTTP GET
-   of the same object from the same SeaweedFS (http.client over one keep-alive connection, a
-   presigned URL made once beforehand, into a file), interleaved, medians compared.
+2. the original's fetch timed apart: the worker's fetch (service_layer/originals.py: the
+   service's S3 store adapter with the service's client configuration, into a file, the bytes
+   checked against the content hash) against a bare HTTP GET of the same object from the same
+   SeaweedFS (http.client over one keep-alive connection, a presigned URL made once beforehand,
+   into a file), interleaved, medians compared.
 """
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import statistics
@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ledgerline.adapters.storage import S3ObjectStore
+from ledgerline.service_layer.originals import fetch_original
 
 CONCURRENCIES = (1, 4)
 # The service's own S3 client settings (adapters/storage.py, S3ObjectStore).
@@ -39,10 +40,9 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
     out: dict = {"jobs": jobs, "rounds": rounds}
     with p.cluster(pg, s3, p.BUCKET, work / "engine", template=p.TEMPLATE, **p.ENV) as c:
         c.create_tenant()
-        key = "accounts/acme/originals/bench/engine.pdf"
         sample = work / "engine-sample.pdf"
         sample.write_bytes(p.typical_pdf().read_bytes())
-        c.store.put_file(key, str(sample), hashlib.sha256(sample.read_bytes()).digest())
+        original = p.store_original(c, sample)
         out["file_bytes"] = sample.stat().st_size
 
         peer_db = pg.create_database(f"peer_engine_{os.getpid()}")
@@ -52,8 +52,8 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
         peer_rss = {n: 0.0 for n in CONCURRENCIES}
         for r in range(rounds):
             for n in CONCURRENCIES:
-                rate, peak = p.worker_jobs_per_second(c, 1, n, jobs, key, f"engine{r}x{n}",
-                                                      versions, "--no-original")
+                rate, peak = p.worker_jobs_per_second(c, 1, n, jobs, original,
+                                                      f"engine{r}x{n}", versions, "--no-original")
                 ours[n].append(rate)
                 rss[n] = max(rss[n], peak)
                 got = p.procrastinate_jobs_per_second(peer_db, jobs, n,
@@ -70,13 +70,15 @@ def bench_engine(pg, s3, work: Path, quick: bool) -> dict:
                             "ratio": mine / theirs, "rounds": ours[n], "peer_rounds": peer[n],
                             "worker_peak_rss_mib": rss[n], "peer_peak_rss_mib": peer_rss[n]}
         out["ratio_c1"], out["ratio_c4"] = out["c1"]["ratio"], out["c4"]["ratio"]
-        out["fetch"] = time_fetch(s3, c.store, key, fetches)
+        out["fetch"] = time_fetch(s3, c.store, original, fetches)
         out["fetch_ratio"] = out["fetch"]["ratio"]
     return out
 
 
-def time_fetch(s3, cluster_store, key: str, n: int) -> dict:
-    """The store adapter's fetch against a bare GET of the same object, interleaved."""
+def time_fetch(s3, cluster_store, original: tuple[str, str], n: int) -> dict:
+    """The worker's fetch (through the store adapter, checked against the content hash)
+    against a bare GET of the same object, interleaved."""
+    key, content_hash = original
     store = S3ObjectStore(cluster_store.bucket, cluster_store.prefix,
                           client=s3.client(**SERVICE_S3_CONFIG))
     url = urlsplit(store.client.generate_presigned_url(
@@ -90,7 +92,7 @@ def time_fetch(s3, cluster_store, key: str, n: int) -> dict:
         for i in range(-10, n):  # -10..-1: warm both connections, not counted
             with open(dest, "wb") as f:
                 started = time.perf_counter()
-                store.get_to_file(key, f)
+                fetch_original(store, key, content_hash, f)
                 took_adapter = time.perf_counter() - started
             with open(dest, "wb") as f:
                 started = time.perf_counter()

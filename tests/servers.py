@@ -454,10 +454,12 @@ class SeaweedS3Server:
     access_key = "ledgerline-test"
     secret_key = "ledgerline-test-secret"
 
-    def __init__(self, base_dir: Path, weed: Path, guard: _Guard | None = None) -> None:
+    def __init__(self, base_dir: Path, weed: Path, guard: _Guard | None = None, *,
+                 authenticated: bool = False) -> None:
         self.base_dir = base_dir
         self.weed = weed
         self.guard = guard
+        self.authenticated = authenticated
         self.data_dir = base_dir / "data"
         self.log_path = base_dir / "weed.log"
         self.master_port = self.volume_port = self.filer_port = self.port = 0
@@ -519,6 +521,7 @@ class SeaweedS3Server:
             f"-s3.port={self.port}",
             f"-s3.port.grpc={self.port + grpc}",
             f"-s3.localSocket={self.base_dir / 's3.sock'}",
+            *([f"-s3.config={self._identities()}"] if self.authenticated else []),
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
             # A lone master needs no raft election (else start() can wait ~17 s for one), and
@@ -533,6 +536,15 @@ class SeaweedS3Server:
             "-master.telemetry=false",
             "-volume.preStopSeconds=0",
         ]
+
+    def _identities(self) -> Path:
+        """Without one, SeaweedFS answers any request, signed or not, and with any key: with
+        this one identity it checks every signature, as S3 does."""
+        path = self.base_dir / "s3.json"
+        path.write_text(json.dumps({"identities": [{
+            "name": "ledgerline-test", "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+            "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}]}]}))
+        return path
 
     def assign_ports(self) -> None:
         self.master_port, self.volume_port, self.filer_port, self.port = _distinct_free_ports(4)
@@ -652,11 +664,13 @@ class SeaweedS3Server:
 
 
 @contextlib.contextmanager
-def seaweed_s3_server(attempts: int = 3, timeout: float = 30) -> Iterator[SeaweedS3Server]:
-    """Start a throwaway SeaweedFS with S3; kill it and delete its files on exit."""
+def seaweed_s3_server(attempts: int = 3, timeout: float = 30, *,
+                      authenticated: bool = False) -> Iterator[SeaweedS3Server]:
+    """Start a throwaway SeaweedFS with S3; kill it and delete its files on exit.
+    `authenticated`: it refuses requests not signed with its own key (see _identities)."""
     weed = find_weed()
     base_dir = Path(tempfile.mkdtemp(prefix="ledgerline-s3-"))
-    server = SeaweedS3Server(base_dir, weed, guard=_Guard())
+    server = SeaweedS3Server(base_dir, weed, guard=_Guard(), authenticated=authenticated)
     server.guard.plan(rmtree=[str(base_dir)])
     try:
         for attempt in range(1, attempts + 1):

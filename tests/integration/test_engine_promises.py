@@ -3,6 +3,7 @@ after lost acknowledgements, the most recently started extraction stays current,
 inherits an earlier failure, a failed invoice can be retried on purpose, claims are fair."""
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 
@@ -351,6 +352,24 @@ def test_an_attempt_whose_original_is_gone_is_ledgered_unstarted_at_no_cost(env)
     env.services.store.delete(key)
     env.work()
     assert env.get(invoice)["error"]["code"] == "original_missing"
+    assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [("unstarted", 0.0)]
+    assert env.extractor.calls == []
+
+
+def test_an_original_whose_stored_bytes_were_damaged_is_refused_and_never_extracted(
+        env, tmp_path):
+    """The fetch hashes what the store hands back: other bytes under the original's key fail
+    the job at once, unbilled, without a model ever seeing them."""
+    invoice = env.upload("damaged").json["id"]
+    with transaction(env.services.engine, write=True) as conn:
+        key = conn.execute(select(blobs.c.storage_key)).scalar()
+    damaged = tmp_path / "damaged.pdf"
+    damaged.write_bytes(pdf_bytes("something else"))
+    env.services.store.put_file(key, str(damaged), hashlib.sha256(damaged.read_bytes()).digest())
+    env.work()
+    failed = env.get(invoice)
+    assert (failed["status"], failed["error"]["code"]) == ("failed", "original_corrupt")
+    assert "content hash" in failed["error"]["message"]
     assert [(c.outcome, float(c.cost)) for c in ledger(env.services)] == [("unstarted", 0.0)]
     assert env.extractor.calls == []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 
 class StorageUnavailable(Exception):
@@ -48,6 +48,12 @@ def parse_original_key(key: str) -> tuple[str, str] | None:
     return None
 
 
+class Writable(Protocol):
+    """Where a fetch writes: an open file, the worker's spool file, a hashing wrapper."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+
 @dataclass(frozen=True)
 class StoredObject:
     key: str
@@ -59,7 +65,7 @@ class ObjectStore(Protocol):
     def put_file(self, key: str, path: str, sha256: bytes) -> None:
         """Store the file durably; `sha256` is its digest, verified by the store."""
 
-    def get_to_file(self, key: str, dest: BinaryIO) -> None: ...
+    def get_to_file(self, key: str, dest: Writable) -> None: ...
 
     def open_stream(self, key: str): ...
 

@@ -36,6 +36,7 @@ from ..ports.extractor import (CallContext, Cancelled, CannotStart, ExtractionEr
 from ..ports.jobs import Call, CallOpening, ClaimedJob, Exhausted
 from ..ports.storage import ObjectNotFound, StorageUnavailable
 from . import dispatch, job_log, local_disk, polling
+from .originals import CorruptOriginal, fetch_original
 
 if TYPE_CHECKING:
     from ..bootstrap import Services
@@ -380,7 +381,8 @@ class Attempt:
                 raw = os.path.join(self.worker.spool(), self.job.claim.job_id)
             written.append(raw)
             with local_disk.SpoolFile(raw) as f:
-                self.services.store.get_to_file(self.job.storage_key, f)
+                fetch_original(self.services.store, self.job.storage_key,
+                               self.job.content_hash, f)
             path = raw + detect_file(raw).suffix
             with local_disk.writing():
                 os.rename(raw, path)
@@ -395,6 +397,13 @@ class Attempt:
         except ObjectNotFound:
             self.end_call(CallOutcome.UNSTARTED)  # the claim opened it; no model saw anything
             self.finish_failed("original_missing", "the stored original could not be found")
+        except CorruptOriginal as exc:
+            # The store holds other bytes than were uploaded under this hash: no attempt will
+            # read the right ones, and no model is shown the wrong ones.
+            log.error("job %s: %s", self.job.claim.job_id, exc)
+            self.end_call(CallOutcome.UNSTARTED)
+            self.finish_failed("original_corrupt", "the stored original is damaged: its bytes "
+                               "do not match the uploaded file's content hash")
         except StorageUnavailable as exc:
             self.end_call(CallOutcome.UNSTARTED)
             # The store is away, not something wrong with this job: it waits for the store

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from ...ports.clock import Clock, SystemClock
-from ...ports.storage import ORIGINALS_PREFIX, IntegrityError, ObjectNotFound, StoredObject
+from ...ports.storage import (ORIGINALS_PREFIX, IntegrityError, ObjectNotFound, StoredObject,
+                             Writable)
 
 
 class MemoryObjectStore:
@@ -28,7 +29,7 @@ class MemoryObjectStore:
             self._bytes[key] = data
             self._objects[key] = StoredObject(key, len(data), self._clock.now())
 
-    def get_to_file(self, key: str, dest: BinaryIO) -> None:
+    def get_to_file(self, key: str, dest: Writable) -> None:
         dest.write(self._get(key))
 
     def open_stream(self, key: str) -> BinaryIO:
