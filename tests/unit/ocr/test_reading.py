@@ -73,6 +73,18 @@ def test_a_page_scanned_sideways_or_upside_down_is_turned_upright(tmp_path, page
     assert pages[0].width < pages[0].height
 
 
+def test_a_page_that_reads_upright_is_not_asked_its_orientation(tmp_path, page, monkeypatch):
+    # orientation detection costs about what recognising the page does: an upright reading
+    # (sure, and its words wider than tall) makes it needless
+    from ledgerline.extraction.ocr.engine import Engine
+
+    def asked(self, small):
+        raise AssertionError("orientation detection run on an upright page")
+
+    monkeypatch.setattr(Engine, "_orientation", asked)
+    assert texts(read(tmp_path, scans.encode(page, "PNG"))) == corpus.TEXT
+
+
 @pytest.mark.parametrize("degrees", [-4, 2.5])
 def test_a_skewed_photo_is_straightened_before_reading(tmp_path, page, degrees):
     photo = scans.turned(page, degrees).convert("RGB")
