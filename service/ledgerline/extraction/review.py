@@ -2,8 +2,8 @@
 
 A document is taken as it is (``review.required`` false: straight-through processing) only when
 every key field has a value whose confidence reaches that field's acceptance threshold — chosen
-per field on out-of-source predictions so that no value that sure was wrong (stored with the
-ranker's model, :mod:`.ranker.confidence`) — every check of its values passes, and what the
+per field on out-of-source predictions so that no value that sure was wrong on a page whose
+truth was read from it (stored with the ranker's model, :mod:`.ranker.confidence`) — every check of its values passes, and what the
 document is (an invoice, a credit note) is sure. Otherwise every reason names the field and
 what speaks against it, so that a person knows where to look. A credit note whose amounts are
 not sure always asks for review: its amounts are money to pay back.

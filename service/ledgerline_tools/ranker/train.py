@@ -218,6 +218,7 @@ class Outcome:
     right: bool
     weight: float
     source: str
+    printed_truth: bool = False  # the truth was written from the printed page (``outside/``)
 
 
 def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[Outcome]]:
@@ -239,20 +240,23 @@ def outcomes(exs: list[Example], probs: dict[str, dict]) -> dict[str, list[Outco
                 continue
             right = truth is not None and same(f, pick.value, truth, ex.doc.truth)
             weight = 1.0 / sizes[ex.doc.source] ** 0.5
-            got[f].append(Outcome(pick.evidence, right, weight, ex.doc.source))
+            got[f].append(Outcome(pick.evidence, right, weight, ex.doc.source,
+                                  ex.doc.part == "outside"))
     return got
 
 
 def fit_confidence(pairs: dict[str, list[Outcome]]) -> tuple[dict, dict]:
     """(calibrator, acceptance threshold) per field. The threshold is chosen on confidences
     each computed by a calibrator fitted without the value's own source: no value at least
-    that sure was wrong on a source neither the ranker nor the calibrator had seen."""
+    that sure was wrong on a source neither the ranker nor the calibrator had seen. The
+    calibrator learns from every outcome, the threshold only from those whose truth was
+    written from the printed page (:mod:`ledgerline.extraction.ranker.confidence`)."""
     calibrators, thresholds = {}, {}
     for f in CONFIDENCE_FIELDS:
         got = pairs.get(f, [])
         calibrators[f] = _fit(got)
         confs, right, weights = [], [], []
-        for source in sorted({o.source for o in got}):
+        for source in sorted({o.source for o in got if o.printed_truth}):
             held_out = _fit([o for o in got if o.source != source])
             for o in got:
                 if o.source == source:

@@ -22,11 +22,10 @@ import numpy as np
 
 from ..document import AMOUNT_FIELDS, DATE_FIELDS
 from ..finders.parties import PARTY_LABEL
-from ..text import fold
 from ..versions import RANKER_FORMAT, RANKER_MODEL, file_digest
-from ..vocabulary import VOCABULARY as V
 from .confidence import EVIDENCE, Calibrator, evidence
 from .features import FEATURE_INDEX, FEATURE_NAMES, Row
+from .issuer import issuer_evidence, name_core
 from .joint import CASH_ROUNDING, Pick, adds_up, choose_field, choose_totals, distribution
 from .rows import RANKED_FIELDS, DocumentRows
 
@@ -140,8 +139,12 @@ def describe(field: str, pick: FieldPick) -> str:
     """The evidence of a pick in words: what speaks against it (or "")."""
     if not pick.evidence:
         return ""
-    _logit, margin, label, places, arithmetic, derived, ambiguous = pick.evidence
+    _logit, margin, label, places, arithmetic, derived, ambiguous, _support, against = (
+        pick.evidence)
     doubts = []
+    if against:
+        doubts.append("the page speaks against it (the addressee's side, the buyer's name, "
+                      "or a label rather than a name)")
     if ambiguous:
         doubts.append("its day and month could be read the other way round")
     if derived and field == CURRENCY:
@@ -214,8 +217,13 @@ def _evidence(f: str, pick: FieldPick, picks: dict, doc: DocumentRows, values: d
     places = sum(1 for r in doc.rows[f] if r.value == pick.value)
     ambiguous = f in DATE_FIELDS and not doc.date_order_settled and row is not None and any(
         _either_way(c.raw) for c in row.cands)
+    support = against = 0.0
+    if f == SELLER:
+        buyer = picks.get("buyer_name")
+        support, against = issuer_evidence(pick.value, doc.rows[f],
+                                           None if buyer is None else buyer.value)
     return evidence(pick.probability, ranked[0] - ranked[1], label, places,
-                    _arithmetic(f, picks), pick.derived, ambiguous)
+                    _arithmetic(f, picks), pick.derived, ambiguous, support, against)
 
 
 _DAY_MONTH = re.compile(r"(?<!\d)(\d{1,2})[./-](\d{1,2})[./-]\d{2,4}(?!\d)")
@@ -253,7 +261,8 @@ def _arithmetic(f: str, picks: dict) -> float:
     return 0.0
 
 
-PARTY_FIELDS = ("seller_name", "buyer_name")
+SELLER = "seller_name"
+PARTY_FIELDS = (SELLER, "buyer_name")
 
 
 def _same_place(a: Row | None, b: Row | None) -> bool:
@@ -262,11 +271,6 @@ def _same_place(a: Row | None, b: Row | None) -> bool:
         return False
     places = {(c.line, tuple(c.bbox or ())) for c in a.cands}
     return any((c.line, tuple(c.bbox or ())) in places for c in b.cands)
-
-
-def _name_core(name) -> str:
-    """A name as spellings of it share it: folded, without legal forms and punctuation."""
-    return re.sub(r"[\W_]+", "", V.legal_form.sub("", fold(str(name))))
 
 
 def _labelled(row: Row) -> bool:
@@ -282,10 +286,10 @@ def _labelled_spelling(value, row: Row | None, rows: list[Row], p: np.ndarray):
     spellings of that name it is the one given."""
     if row is None or _labelled(row):
         return value, row
-    core = _name_core(value)
+    core = name_core(value)
     spellings = [(q, r) for r, q in zip(rows, p, strict=True)
                  if r.value is not None and r.value != value and _labelled(r)
-                 and _name_core(r.value) == core]
+                 and name_core(r.value) == core]
     if not core or not spellings:
         return value, row
     _q, best = max(spellings, key=lambda s: s[0])

@@ -1,0 +1,81 @@
+"""What the rest of the page says for and against a chosen seller name.
+
+The ranker scores each place a name is printed on its own; whether the chosen name is the
+issuer's also shows in the other places the page prints the same name (with or without its
+legal form, in capitals or not) and in the issuer's own lines: the block of a "Seller" label,
+the e-mail domain or website, the seller's VAT id printed in the name's block, the holder of the
+bank account. Against it speak the addressee's side (the block of a "Bill to" label, the buyer's
+VAT id in the block, the recipient block under the sender line), the name being the one chosen
+for the buyer too, and a "name" that is a label or a sentence. :func:`issuer_evidence` counts
+both, for the confidence (:mod:`.confidence`): a wrong seller out of source was about as
+probable to the ranker as a right one, but rarely as well supported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..finders import parties as P
+from ..text import fold
+from ..vocabulary import VOCABULARY as V
+from .features import FEATURE_INDEX, Row
+
+# Each is one point of support when any place of the name has it.
+SUPPORT = (
+    ("labelled", (f"kind_{P.PARTY_LABEL}",)),
+    ("domain", ("name_in_domain",)),
+    ("vat_id", ("name_block_seller_vat",)),
+    ("bank", (f"kind_{P.ACCOUNT_HOLDER}", "name_near_iban")),
+    ("sender", (f"kind_{P.SENDER_LINE}",)),
+)
+# Each is one point against when any place of the name has it.
+AGAINST = (
+    "name_in_buyer_block", "name_block_buyer_vat", f"kind_{P.RECIPIENT_BLOCK}",
+    f"kind_{P.BELOW_SENDER_LINE}",
+)
+MAX_SUPPORT = 4  # more agreeing places say little more
+# A label ("Vendeur", "Lieferadresse:", "Teljesítés időpontja/") or a sentence ("Bereiche ohne
+# Inhalte werden nicht dargestellt!") is not a name.
+_LABEL_END = re.compile(r"[:/!?]\s*$")
+SENTENCE_WORDS = 6
+
+
+def name_core(name) -> str:
+    """A name as its spellings share it: folded, without legal forms and punctuation."""
+    return re.sub(r"[\W_]+", "", V.legal_form.sub("", fold(str(name))))
+
+
+def issuer_evidence(value, rows: list[Row], other_party) -> tuple[float, float]:
+    """(support, against) of the seller name ``value``, from every row of the field that
+    prints the same name (``rows``) and the name chosen for the buyer (``other_party``)."""
+    core = name_core(value)
+    if not core:
+        return 0.0, 1.0
+    same = [r for r in rows if r.value is not None and name_core(r.value) == core]
+    support = 0.0
+    for _name, features in SUPPORT:
+        if any(r.x[FEATURE_INDEX[f]] for r in same for f in features):
+            support += 1
+    if len({r.cands[0].line for r in same if r.cands}) >= 2:  # printed in two places at least
+        support += 1
+    against = 0.0
+    for f in AGAINST:
+        if any(r.x[FEATURE_INDEX[f]] for r in same):
+            against += 1
+    if other_party is not None and name_core(other_party) == core:
+        against += 1
+    if is_label_or_sentence(str(value)):
+        against += 1
+    return float(min(support, MAX_SUPPORT)), against
+
+
+def is_label_or_sentence(text: str) -> bool:
+    """Is a "name" a party or delivery label, or a sentence, rather than a name?"""
+    folded = fold(text).strip()
+    return bool(
+        _LABEL_END.search(folded)
+        or V.seller_label.match(folded)
+        or V.buyer_label.match(folded)
+        or V.delivery_label.search(folded)
+        or len(folded.split()) > SENTENCE_WORDS
+    )

@@ -1,0 +1,85 @@
+"""What the page says for and against a chosen seller name (:mod:`ledgerline.extraction.ranker.issuer`),
+and how the confidence and the acceptance threshold use it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ledgerline.extraction import parse_pdf
+from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.geometry import DocText
+from ledgerline.extraction.ranker import confidence
+from ledgerline.extraction.ranker.issuer import is_label_or_sentence, issuer_evidence, name_core
+from ledgerline.extraction.ranker.rows import document_rows
+from ledgerline_tools.ranker import train
+
+# The issuer under a seller label, with its VAT id in the block, its website and its bank
+# account in the footer; the addressee under a "Bill to" label.
+PAGE = [
+    (50, 800, "Invoice"),
+    (350, 780, "Invoice number: 4711"),
+    (50, 760, "From:"),
+    (50, 746, "Nordlicht Trading Ltd"),
+    (50, 732, "12 Harbour Street, Leeds LS1 4AB"),
+    (50, 718, "VAT number: GB123456789"),
+    (300, 760, "Bill to:"),
+    (300, 746, "Kestrel Farms Ltd"),
+    (300, 732, "4 Mill Lane, York YO1 7HH"),
+    (50, 80, "www.nordlicht-trading.co.uk"),
+    (50, 66, "Account name: Nordlicht Trading Ltd, IBAN GB29NWBK60161331926819"),
+]
+
+
+def _seller_rows(make_pdf):
+    dt = DocText(parse_pdf(make_pdf([PAGE])).pages)
+    return document_rows(dt, find_candidates(dt)).rows["seller_name"]
+
+
+def test_the_issuers_own_lines_support_its_name(make_pdf):
+    rows = _seller_rows(make_pdf)
+    support, against = issuer_evidence("Nordlicht Trading Ltd", rows, "Kestrel Farms Ltd")
+    assert support >= 3 and against == 0
+
+
+def test_the_addressee_taken_for_the_issuer_has_the_page_against_it(make_pdf):
+    rows = _seller_rows(make_pdf)
+    support, against = issuer_evidence("Kestrel Farms Ltd", rows, "Kestrel Farms Ltd")
+    issuer = issuer_evidence("Nordlicht Trading Ltd", rows, "Kestrel Farms Ltd")
+    assert against >= 1 and support < issuer[0]
+
+
+def test_spellings_of_one_name_share_its_core():
+    assert name_core("NORDLICHT TRADING LTD.") == name_core("Nordlicht Trading")
+    assert name_core("Nordlicht Trading") != name_core("Kestrel Farms")
+
+
+def test_labels_and_sentences_are_not_names():
+    for text in ("Vendeur", "Bill to:", "Teljesítés időpontja/",
+                 "Bereiche ohne Inhalte werden nicht dargestellt und bleiben leer!"):
+        assert is_label_or_sentence(text), text
+    for text in ("Nordlicht Trading Ltd", "Muster GmbH & Co. KG"):
+        assert not is_label_or_sentence(text), text
+
+
+def test_one_or_two_wrong_values_fit_no_calibrator():
+    xs = [confidence.evidence(k / 100, 0.5, 1.0, 1, 0.0, False) for k in range(100)]
+    two_wrong = [k not in (60, 80) for k in range(100)]
+    assert confidence.fit(xs, two_wrong, [1.0] * 100) == confidence.Calibrator()
+    three_wrong = [k not in (10, 20, 30) for k in range(100)]
+    assert confidence.fit(xs, three_wrong, [1.0] * 100) != confidence.Calibrator()
+
+
+def test_the_threshold_is_chosen_on_truth_written_from_the_printed_page():
+    # a source whose truth names the issuer otherwise (wrong at every confidence) and sources
+    # whose truth is the page's, wrong only where the evidence was weak
+    def outcome(p, right, source, printed):
+        return train.Outcome(confidence.evidence(p, p, 1.0, 1, 0.0, False), right, 1.0, source,
+                             printed)
+
+    template = [outcome(0.5 + k / 100, k % 4 != 0, "template", False) for k in range(49)]
+    page = [outcome(k / 40, k >= 12, f"page{k}", True) for k in range(40)]
+    _cals, thresholds = train.fit_confidence({"seller_name": template + page})
+    assert thresholds["seller_name"] < confidence.NEVER
+    as_printed = [replace(o, printed_truth=True) for o in template]
+    _cals, with_template = train.fit_confidence({"seller_name": as_printed + page})
+    assert with_template["seller_name"] == confidence.NEVER
