@@ -38,18 +38,17 @@ import os
 import sys
 import time
 from collections import Counter, defaultdict
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 
-from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES
-from ledgerline_tools.ranker.dataset import NUMBER_SIGN
+from ledgerline.extraction.document import FIELD_NAMES
+from ledgerline_tools.ranker.dataset import in_schema, norm, norm_amount
 
 # The fields the corpus truth carries: every field but purchase order and IBAN.
 FIELDS = tuple(f for f in FIELD_NAMES if f not in ("purchase_order", "iban"))
-AMOUNTS = set(AMOUNT_FIELDS)
 CENT = Decimal("0.01")  # amounts of the truth agree to the cent
 TEXT_GOALS = {
     "invoice_number": 0.90,
@@ -63,28 +62,13 @@ TEXT_GOALS = {
 }
 
 
-def norm(field: str, value):
-    if value is None:
-        return None
-    if field in AMOUNTS or field == "amount":
-        try:
-            return Decimal(str(value)).normalize()
-        except InvalidOperation:
-            return None
-    if field in ("issue_date", "due_date"):
-        return str(value)[:10]
-    if field == "invoice_number":  # "# 4711" is the number 4711 (as the ranker's truth reads it)
-        value = NUMBER_SIGN.sub("", str(value))
-    return "".join(str(value).split()).casefold()
-
-
 def truth_items(truth: dict) -> list:
     """Net amounts of the truth's line items (common schema, or invoice2data's loose form)."""
     out = []
     if truth.get("line_items"):
         for li in truth["line_items"]:
             if li.get("net_amount") is not None:
-                out.append(norm("amount", li["net_amount"]))
+                out.append(norm_amount(li["net_amount"]))
         return out
     raw = truth.get("line_items_raw") or []
     inclusive = subtotals_include_vat(truth, raw)
@@ -92,11 +76,11 @@ def truth_items(truth: dict) -> list:
         if "price_subtotal" in li:
             rate = li.get("line_tax_percent")
             if inclusive and rate is not None:
-                out.append(norm("amount", without_vat(li["price_subtotal"], rate)))
+                out.append(norm_amount(without_vat(li["price_subtotal"], rate)))
             else:
-                out.append(norm("amount", li["price_subtotal"]))
+                out.append(norm_amount(li["price_subtotal"]))
         elif "price_unit" in li and "qty" not in li:
-            out.append(norm("amount", li["price_unit"]))
+            out.append(norm_amount(li["price_unit"]))
     return out
 
 
@@ -143,7 +127,7 @@ class Score:
                     self.by_source[src]["correct"] += 1
         t_items = truth_items(truth)
         if t_items:
-            p_items = [norm("amount", li["net_amount"]) for li in doc["line_items"]]
+            p_items = [norm_amount(li["net_amount"]) for li in doc["line_items"]]
             left = Counter(t_items)
             hit = 0
             for a in p_items:
@@ -339,7 +323,7 @@ def main(argv=None) -> int:
     errors = Counter()
     for r in rows:
         pdf = corpus / r["pdf"]
-        truth = json.loads((corpus / r["truth"]).read_text(encoding="utf-8"))
+        truth = in_schema(json.loads((corpus / r["truth"]).read_text(encoding="utf-8")))
         h = "blake3:" + blake3(pdf.read_bytes()).hexdigest()
         t0 = time.perf_counter()
         n = sum(1 for _ in extract_pages(str(pdf)))

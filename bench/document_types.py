@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from accuracy import norm  # noqa: E402
+from ledgerline_tools.ranker.dataset import norm
 
 PRECISION_GOAL = 0.99
 

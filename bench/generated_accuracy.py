@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from accuracy import norm
+from ledgerline_tools.ranker.dataset import norm, norm_amount
 
 FIELDS = ("invoice_number", "issue_date", "due_date", "currency", "seller_name", "seller_vat_id",
           "buyer_name", "buyer_vat_id", "net_total", "tax_total", "gross_total", "amount_due",
@@ -61,8 +61,8 @@ class Tally:
             self.correct[field] += got == expected
         if truth["_generator"]["prices_include_vat"]:
             return
-        want = Counter(norm("amount", li["net_amount"]) for li in truth["line_items"])
-        got = [norm("amount", li["net_amount"]) for li in doc["line_items"]] if doc else []
+        want = Counter(norm_amount(li["net_amount"]) for li in truth["line_items"])
+        got = [norm_amount(li["net_amount"]) for li in doc["line_items"]] if doc else []
         hits = sum((Counter(got) & want).values())
         self.li.update(tp=hits, pred=len(got), truth=sum(want.values()))
 

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "service"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from ledgerline_tools.ranker import train as T  # noqa: E402
+from ledgerline_tools.ranker import train as T
 
 # The last commit whose extractor chose every field by the hand-tuned rules (the candidates,
 # vocabularies and currency reading of that day): the baseline the ranker is measured against.
@@ -75,7 +75,7 @@ def baseline_values(ref: str, work: list[tuple[str, str]]) -> dict:
 def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
         jobs: int = 1, write_model: str | None = None) -> dict:
     import loso
-    from accuracy import norm as item_norm
+    from ledgerline_tools.ranker.dataset import norm_amount
     from accuracy import truth_items
 
     from ledgerline.extraction.finders.line_items import extract_line_items
@@ -103,9 +103,9 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
         dt = DocText(ex.doc.pages)
         now = extract_line_items(dt)
         old = before.get(ex.doc.key, {}).get("items", [])
-        items[ex.doc.key] = ([item_norm("amount", a) for a in truth_items(ex.doc.truth)],
-                             [item_norm("amount", a) for a in old],
-                             [item_norm("amount", li["net_amount"]) for li in now])
+        items[ex.doc.key] = ([norm_amount(a) for a in truth_items(ex.doc.truth)],
+                             [norm_amount(a) for a in old],
+                             [norm_amount(li["net_amount"]) for li in now])
     print(f"{len(real)} real documents, {generated} generated; baseline: the extractor at {ref}")
     print(f"featurised in {t1 - t0:.0f} s, baseline in {t2 - t1:.0f} s, leave-one-source-out"
           f" ({len({ex.doc.source for ex in real})} sources) in {t3 - t2:.0f} s")

@@ -22,33 +22,22 @@ import statistics
 import sys
 import tempfile
 import time
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 
-from ledgerline.extraction import extract_pdf  # noqa: E402
-from ledgerline.extraction.checks import RULESET_VERSION, schematron  # noqa: E402
-from ledgerline.extraction.document import AMOUNT_FIELDS, FIELD_NAMES  # noqa: E402
-from ledgerline.extraction.sources.einvoice_xml import (  # noqa: E402
+from ledgerline.extraction import extract_pdf
+from ledgerline.extraction.checks import RULESET_VERSION, schematron
+from ledgerline.extraction.document import FIELD_NAMES
+from ledgerline.extraction.sources.einvoice_xml import (
     parse_invoice_xml,
     pick_invoice_attachment,
 )
-from tests import einvoices  # noqa: E402
+from ledgerline_tools.ranker.dataset import in_schema, norm
+from tests import einvoices
 
 HASH = "blake3:" + "0" * 64
-
-
-def norm(field, value):
-    if value is None:
-        return None
-    if field in AMOUNT_FIELDS:
-        try:
-            return Decimal(str(value)).normalize()
-        except InvalidOperation:
-            return None
-    return "".join(str(value).split()).casefold()
 
 
 def extract_bytes(data: bytes) -> tuple[dict, float]:
@@ -123,7 +112,7 @@ def embedded(corpus: Path) -> None:
         times.append(elapsed)
         status = official_pass(document)
         outcomes[status] = outcomes.get(status, 0) + 1
-        truth = json.loads((corpus / row["truth"]).read_text(encoding="utf-8"))
+        truth = in_schema(json.loads((corpus / row["truth"]).read_text(encoding="utf-8")))
         for name in FIELD_NAMES:
             if truth.get(name) is not None:
                 total += 1

@@ -48,15 +48,22 @@ class Document:
     group: str = ""  # what a cross-validation keeps together (the source, or the layout)
 
 
+def norm_amount(value) -> Decimal | None:
+    """The comparable form of an amount (a total or a line's): its value, whatever its digits."""
+    if value is None:
+        return None
+    try:
+        return Decimal(str(value)).normalize()
+    except InvalidOperation:
+        return None
+
+
 def norm(field: str, value):
     """The comparable form of a field value (None for no value)."""
     if value is None:
         return None
     if field in AMOUNT_FIELDS:
-        try:
-            return Decimal(str(value)).normalize()
-        except InvalidOperation:
-            return None
+        return norm_amount(value)
     if field in DATE_FIELDS:
         return str(value)[:10]
     if field == "invoice_number":

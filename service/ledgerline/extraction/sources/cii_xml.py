@@ -5,6 +5,7 @@ Values are copied, never recomputed."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .xml_model import (
     XmlInvoice, amount_in, children, find_all, find_one, local_name,
@@ -45,23 +46,42 @@ def _tax_id(party, scheme: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Tags:
+    """The element names that differ between CII versions; everything else is shared."""
+    agreement: str
+    settlement: str
+    summation: str
+    order_id: str
+    rate: str
+    line_agreement: str
+    line_delivery: str
+    line_settlement: str
+
+
+# ZUGFeRD 1.0 (``CrossIndustryDocument``, ``CBFBUY``) and CII D16B as in Factur-X 1.0 / ZUGFeRD 2.x.
+_V1 = _Tags("ApplicableSupplyChainTradeAgreement", "ApplicableSupplyChainTradeSettlement",
+            "SpecifiedTradeSettlementMonetarySummation", "BuyerOrderReferencedDocument/ID",
+            "ApplicablePercent", "SpecifiedSupplyChainTradeAgreement",
+            "SpecifiedSupplyChainTradeDelivery", "SpecifiedSupplyChainTradeSettlement")
+_V2 = _Tags("ApplicableHeaderTradeAgreement", "ApplicableHeaderTradeSettlement",
+            "SpecifiedTradeSettlementHeaderMonetarySummation",
+            "BuyerOrderReferencedDocument/IssuerAssignedID", "RateApplicablePercent",
+            "SpecifiedLineTradeAgreement", "SpecifiedLineTradeDelivery",
+            "SpecifiedLineTradeSettlement")
+
+
 def read_cii(root, syntax: str) -> XmlInvoice:
-    v1 = syntax != "CII"
+    tags = _V2 if syntax == "CII" else _V1
     inv = XmlInvoice(syntax=syntax)
     ctx = _first(root, "ExchangedDocumentContext", "SpecifiedExchangedDocumentContext")
     inv.profile = text_at(ctx, "GuidelineSpecifiedDocumentContextParameter/ID")
     doc = _first(root, "ExchangedDocument", "HeaderExchangedDocument")
     tx = _first(root, "SupplyChainTradeTransaction", "SpecifiedSupplyChainTradeTransaction")
-    if v1:
-        agreement = find_one(tx, "ApplicableSupplyChainTradeAgreement")
-        settlement = find_one(tx, "ApplicableSupplyChainTradeSettlement")
-        summation = find_one(settlement, "SpecifiedTradeSettlementMonetarySummation")
-        po = text_at(agreement, "BuyerOrderReferencedDocument/ID")
-    else:
-        agreement = find_one(tx, "ApplicableHeaderTradeAgreement")
-        settlement = find_one(tx, "ApplicableHeaderTradeSettlement")
-        summation = find_one(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation")
-        po = text_at(agreement, "BuyerOrderReferencedDocument/IssuerAssignedID")
+    agreement = find_one(tx, tags.agreement)
+    settlement = find_one(tx, tags.settlement)
+    summation = find_one(settlement, tags.summation)
+    po = text_at(agreement, tags.order_id)
     inv.type_code = text_at(doc, "TypeCode")
     seller = find_one(agreement, "SellerTradeParty")
     buyer = find_one(agreement, "BuyerTradeParty")
@@ -113,26 +133,20 @@ def read_cii(root, syntax: str) -> XmlInvoice:
     inv.fields = {k: v for k, v in raw.items()}
     for name in ("net_total", "tax_total", "gross_total", "amount_due"):
         inv.fields[name] = money[name][0]
-    rate_tag = "ApplicablePercent" if v1 else "RateApplicablePercent"
     for tax in children(settlement, "ApplicableTradeTax"):
         inv.tax_breakdown.append(
             {
                 "amount": xs_decimal(text_at(tax, "CalculatedAmount")),
                 "basis": xs_decimal(text_at(tax, "BasisAmount")),
-                "rate": xs_decimal(text_at(tax, rate_tag) or text_at(tax, "ApplicablePercent")),
+                "rate": xs_decimal(text_at(tax, tags.rate) or text_at(tax, "ApplicablePercent")),
                 "category": text_at(tax, "CategoryCode"),
             }
         )
     for item in children(tx, "IncludedSupplyChainTradeLineItem"):
-        if v1:
-            agr = find_one(item, "SpecifiedSupplyChainTradeAgreement")
-            dlv = find_one(item, "SpecifiedSupplyChainTradeDelivery")
-            stl = find_one(item, "SpecifiedSupplyChainTradeSettlement")
-        else:
-            agr = find_one(item, "SpecifiedLineTradeAgreement")
-            dlv = find_one(item, "SpecifiedLineTradeDelivery")
-            stl = find_one(item, "SpecifiedLineTradeSettlement")
-        rate = text_at(stl, f"ApplicableTradeTax/{rate_tag}") or text_at(
+        agr = find_one(item, tags.line_agreement)
+        dlv = find_one(item, tags.line_delivery)
+        stl = find_one(item, tags.line_settlement)
+        rate = text_at(stl, f"ApplicableTradeTax/{tags.rate}") or text_at(
             stl, "ApplicableTradeTax/ApplicablePercent"
         )
         inv.line_items.append(
