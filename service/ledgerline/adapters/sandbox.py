@@ -416,7 +416,8 @@ def _gevent_hub():
 def _a_core_is_idle() -> bool:
     """Whether a spare may rehearse: it runs beside the document in hand, and with every core
     busy it would take CPU from that document, and under a backlog each job would pay for one."""
-    return os.getloadavg()[0] < len(os.sched_getaffinity(0))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return os.getloadavg()[0] < (cores or 1)
 
 
 def _fork_server_running() -> bool:
@@ -424,11 +425,11 @@ def _fork_server_running() -> bool:
     from multiprocessing import forkserver
 
     pid = getattr(forkserver._forkserver, "_forkserver_pid", None)  # no public way to ask
-    if pid is None:
+    if pid is None or not hasattr(os, "waitid"):  # no way to look without reaping: assume not
         return False
     try:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
-    except ChildProcessError:  # reaped already (gevent reaps every child that exits)
+    except ChildProcessError:  # reaped already: gone
         return False
 
 
