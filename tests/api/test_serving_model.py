@@ -125,6 +125,29 @@ def test_the_forkserver_sandbox_extracts_without_blocking_the_loop(tmp_path):
     assert result["max_gap"] < max(0.5, result["one_extraction"] * 0.8), result
 
 
+def test_under_gevent_a_spare_child_is_forked_only_while_the_fork_server_runs():
+    """A spare's start runs on the loop; one that found the server gone would start another
+    and wait on the loop for its preloading (seconds): only a document's own start may."""
+    result = run_patched("""
+        import os, signal
+        from multiprocessing import forkserver
+        from ledgerline.adapters.extractor import PdfExtractor
+        from ledgerline.adapters.sandbox import SandboxedExtractor
+        sandbox = SandboxedExtractor(PdfExtractor())
+        sandbox.warm()
+        spare_while_up = sandbox._spare is not None
+        sandbox.cancel()  # drops the spare
+        sandbox.resume()
+        os.kill(forkserver._forkserver._forkserver_pid, signal.SIGTERM)
+        time.sleep(1)
+        measure()
+        sandbox._prepare_spare()
+        report(spare_while_up=spare_while_up, spare_when_gone=sandbox._spare is not None)
+    """)
+    assert result["spare_while_up"] and not result["spare_when_gone"], result
+    assert result["max_gap"] < 0.5, result
+
+
 def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):
     """Each `ledgerline serve` gets its own control socket and metrics directory (gone when it
     exits), and the container health check finds where each one listens."""

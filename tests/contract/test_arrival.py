@@ -77,6 +77,29 @@ def test_an_invoice_needs_its_original_recorded(store):
         assert tx.arrival.blob_key("acme", job.content_hash) == "objects/x"
 
 
+def test_an_original_recorded_lost_is_written_again_by_the_next_upload(store):
+    """The row stays for the invoice that references it, but no longer vouches for the
+    object: the next upload writes the file and its record repairs the row."""
+    customer = store.tenant("acme")["customer"]
+    _, invoice = upload(store, customer, "lost")
+    lost = content_hash("lost")
+    with store.db.transaction(write=True) as tx:
+        key = tx.arrival.blob_key("acme", lost)
+        assert key is not None
+        assert tx.arrival.mark_blob_lost("acme", lost) == key
+        assert tx.arrival.mark_blob_lost("acme", lost) is None  # marked once: deleted once
+        assert tx.arrival.mark_blob_lost("acme", content_hash("never stored")) is None
+    with store.db.transaction(write=False) as tx:
+        assert tx.arrival.blob_key("acme", lost) is None
+    assert read(store, customer, invoice) is not None
+    with store.db.transaction(write=True) as tx:
+        assert tx.arrival.record_blob("acme", lost, "objects/again", 20)
+        assert not tx.arrival.record_blob("acme", lost, "objects/other", 20)
+        assert tx.arrival.blob_key("acme", lost) == "objects/again"
+    assert [(b["storage_key"], b["size"], b["lost_at"]) for b in store.rows("blobs")] == [
+        ("objects/again", 20, None)]
+
+
 def test_a_hit_is_recorded_and_answered_as_a_read_shows_it(store):
     callers = store.tenant("acme")
     _, first = completed(store, callers["customer"], "cached", "HIT-1")

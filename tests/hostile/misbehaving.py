@@ -83,6 +83,16 @@ class ReportsPid(_Base):
         return {"pid": os.getpid(), "content_hash": content_hash}
 
 
+class ReportsRehearsal(_Base):
+    """What the child did before its document: a spare rehearses the warm-up's sample."""
+
+    def extract(self, path, content_hash):
+        import sys
+
+        warmup = sys.modules.get("ledgerline.adapters.sandbox_warmup")
+        return {"pid": os.getpid(), "rehearsal": warmup and warmup.STATE.get("rehearsal")}
+
+
 class ParsesTextLayer(_Base):
     """The real pdfminer pass with a minimal document, where the full extractor is unavailable."""
 

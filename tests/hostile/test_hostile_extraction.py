@@ -160,6 +160,23 @@ def test_every_document_gets_a_fresh_child(good_pdf):
     assert len({first["pid"], second["pid"], os.getpid()}) == 3
 
 
+def test_a_spare_child_rehearses_the_sample_while_a_core_is_idle(good_pdf, monkeypatch):
+    from ledgerline.adapters import sandbox as module
+
+    monkeypatch.setattr(module, "_a_core_is_idle", lambda: True)
+    sandbox = sandboxed(misbehaving.ReportsRehearsal())
+    unwarmed = sandbox.extract(good_pdf, "blake3:a")  # no spare yet: forked for it, at once
+    sandbox.warm()
+    first = sandbox.extract(good_pdf, "blake3:b")  # the spare forked while the last one worked
+    monkeypatch.setattr(module, "_a_core_is_idle", lambda: False)
+    second = sandbox.extract(good_pdf, "blake3:c")
+    busy = sandbox.extract(good_pdf, "blake3:d")  # its spare was forked with every core busy
+    assert unwarmed["rehearsal"] is None
+    assert first["rehearsal"] == second["rehearsal"] == ("ok", "")
+    assert busy["rehearsal"] is None
+    assert len({unwarmed["pid"], first["pid"], second["pid"], busy["pid"]}) == 4
+
+
 @pytest.mark.parametrize("inner", [misbehaving.SpinsForever(),  # SIGXCPU at the soft limit
                                    misbehaving.SpinsIgnoringSignals()])  # SIGKILL at the hard one
 def test_a_cpu_bound_parser_is_stopped_by_the_cpu_limit(good_pdf, inner):

@@ -374,6 +374,41 @@ def test_an_original_whose_stored_bytes_were_damaged_is_refused_and_never_extrac
     assert env.extractor.calls == []
 
 
+def test_a_damaged_original_is_repaired_by_uploading_the_file_again(env, tmp_path):
+    """The failure makes the stored original's row stop vouching for it and deletes the wrong
+    bytes: the same file uploaded again is stored afresh, and its job extracts it, billed
+    once."""
+    first = env.upload("repaired").json["id"]
+    key = env.scalar(select(blobs.c.storage_key))
+    damaged = tmp_path / "damaged.pdf"
+    damaged.write_bytes(pdf_bytes("something else"))
+    env.services.store.put_file(key, str(damaged), hashlib.sha256(damaged.read_bytes()).digest())
+    env.work()
+    assert env.get(first)["error"]["code"] == "original_corrupt"
+    assert not env.services.store.exists(key)  # nobody downloads the wrong bytes
+    again = env.upload("repaired", role="supplier")
+    assert again.status_code == 202 and again.headers["Ledgerline-Cache"] == "miss"
+    env.work()
+    assert env.get(again.json["id"], "supplier")["status"] == "completed"
+    assert len(env.extractor.calls) == 1
+    assert sorted((c.outcome, float(c.cost) > 0) for c in ledger(env.services)) == [
+        ("published", True), ("unstarted", False)]
+    file = env.client.get(f"/v1/accounts/acme/invoices/{first}/file",
+                          headers={"Authorization": f"Bearer {env.tenant.keys['customer']}"})
+    assert file.status_code == 200 and file.data == pdf_bytes("repaired")
+
+
+def test_a_missing_original_is_stored_again_by_the_next_upload_of_the_file(env):
+    first = env.upload("vanished").json["id"]
+    env.services.store.delete(env.scalar(select(blobs.c.storage_key)))
+    env.work()
+    assert env.get(first)["error"]["code"] == "original_missing"
+    again = env.upload("vanished")
+    env.work()
+    assert env.get(again.json["id"])["status"] == "completed"
+    assert len(env.extractor.calls) == 1
+
+
 def test_an_upload_whose_original_was_purged_meanwhile_stores_it_again(env):
     """The invoices -> blobs foreign key turns the race into a second write, never a dangling
     record."""

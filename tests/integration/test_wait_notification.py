@@ -19,14 +19,13 @@ from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import ControlledExtractor, pdf_bytes
 
-# Statements a waiting request runs whatever the wait's length: the invoice (and its
-# duplicates lookup), the job to watch, a look before waiting, a look when woken, the invoice
-# again (on SQLite each read transaction also counts its BEGIN).
-READS_OF_ONE_WAIT = 10
-# What waiting adds to an upload that nobody works on: the job to watch, one look, the invoice
-# read again (its row and its possible duplicates), each in its own read transaction (BEGIN and
-# the statements on SQLite).
-READS_ADDED_BY_AN_IDLE_WAIT = 7
+# Statements a waiting request runs once woken, whatever the wait's length: a look, then the
+# invoice (its row and its possible duplicates).
+READS_OF_ONE_WAIT = 6
+# What waiting adds to an upload that nobody works on: the job to watch and one look. The whole
+# invoice is read once, after the wait, as without one: before it, only the status is (on the
+# embedded default the worker that claims the job waits for this request's reads).
+READS_ADDED_BY_AN_IDLE_WAIT = 2
 
 
 class StatementCounter:

@@ -3,14 +3,20 @@
 PDF parsers are large, pure-Python state machines fed by strangers; one crafted file can spin a
 CPU, inflate gigabytes or recurse until the process dies. So the worker never parses a PDF in its
 own process: every document gets a child forked from a small, pre-loaded fork server (a fork is
-milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more; a worker
-outside gevent forks the next document's child while the current one works), with
+milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or more), with
 RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
 opens the file and a wall-clock deadline, counted from the child's start, that the parent
 enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
 for images pages and pixels) runs in the child before full parsing; what it refuses comes back
 as `Refused`. Whatever else happens in the child comes back as an ExtractionError with a stable
 code; the worker process carries on.
+
+The next document's child is forked while the current one works, and while a core is idle it
+rehearses one extraction of a built-in sample before its document is known
+(``sandbox_warmup.rehearse``): a child's first extraction costs 30-40 ms more than a warm
+process's (copy-on-write faults on the pages it shares with the server), which the document then
+does not wait for. It is still a fresh process per document: the rehearsal reads only the
+sample, before the limits are set.
 
 OCR runs here too, in-process: the fork server loads Tesseract and its language data once, as it
 compiles the official EN 16931 rules once (see ``sandbox_warmup``); every child inherits them,
@@ -213,9 +219,8 @@ class SandboxedExtractor:
             finally:
                 child.work.close()
             started = time.monotonic()  # the child's own limits count from here too
-            # The next document's child is forked while this one works (a fork of the
-            # preloaded server takes 15-25 ms, which no document then waits for); not under
-            # gevent, see _prepare_spare.
+            # The next document's child is forked, and rehearses, while this one works (a fork
+            # of the preloaded server takes 15-25 ms, a rehearsal 50: no document waits).
             self._prepare_spare()
             # A cancel() during the start set the event before it looked for children: the
             # first check in _await sees it, and the `finally` kills the child.
@@ -234,12 +239,13 @@ class SandboxedExtractor:
             self._discard(spare)
         return self._fork()
 
-    def _fork(self) -> _Child:
-        """A child of the fork server, started and waiting for its document."""
+    def _fork(self, *, rehearse: bool = False) -> _Child:
+        """A child of the fork server, started and waiting for its document (`rehearse`: after
+        one extraction of the warm-up's sample)."""
         work_reader, work = self._context.Pipe(duplex=False)
         answer, answer_writer = self._context.Pipe(duplex=False)
         proc = self._context.Process(target=_spare_main, name="ledgerline-extract", daemon=True,
-                                     args=(work_reader, answer_writer))
+                                     args=(work_reader, answer_writer, rehearse))
         try:
             # Not under the lock: a start that waits for the fork server's preloading (a cold
             # server) must not hold up cancel().
@@ -256,16 +262,18 @@ class SandboxedExtractor:
         return _Child(proc, work, answer)
 
     def _prepare_spare(self) -> None:
-        # Not under gevent (`ledgerline serve`): there a start blocks the event loop while it
-        # reads the fork server's answer, and a spare forked just as a SIGTERM to the process
-        # group ends the server could hold every shutdown for gunicorn's graceful timeout.
-        if _gevent_hub() is not None:
+        # Under gevent (`ledgerline serve`) a start reads the fork server's answer on the event
+        # loop: fine while the server runs (milliseconds), but a start that finds it gone (a
+        # SIGTERM to the process group ends it) starts another and waits for its preloading,
+        # which held a shutdown for gunicorn's whole graceful timeout. Only a document's own
+        # start may do that (_start); a spare is forked only while the server is up.
+        if _gevent_hub() is not None and not _fork_server_running():
             return
         with self._lock:
             if self._spare is not None or self.cancel_event.is_set():
                 return
         try:
-            child = self._fork()
+            child = self._fork(rehearse=_a_core_is_idle())
         except (ExtractionError, Cancelled):
             return  # the next document forks its own
         with self._lock:
@@ -405,6 +413,26 @@ def _gevent_hub():
     return gevent.get_hub() if monkey.is_module_patched("threading") else None
 
 
+def _a_core_is_idle() -> bool:
+    """Whether a spare may rehearse: it runs beside the document in hand, and with every core
+    busy it would take CPU from that document, and under a backlog each job would pay for one."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return os.getloadavg()[0] < (cores or 1)
+
+
+def _fork_server_running() -> bool:
+    """Whether this process's fork server is up, looked at without reaping it."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)  # no public way to ask
+    if pid is None or not hasattr(os, "waitid"):  # no way to look without reaping: assume not
+        return False
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    except ChildProcessError:  # reaped already: gone
+        return False
+
+
 def _family(path) -> str:
     try:
         return "image" if detect_file(path).is_image else "pdf"
@@ -531,8 +559,11 @@ def _timeout_code(codes: _Codes) -> str:
     return IMAGE_CODES.timeout if ocr.in_progress() else codes.timeout
 
 
-def _spare_main(work, answer) -> None:
+def _spare_main(work, answer, rehearse: bool) -> None:
     """Wait for a document, then extract it; the parent gone (end of file) ends the wait."""
+    warmup = sys.modules.get("ledgerline.adapters.sandbox_warmup")
+    if rehearse and warmup is not None:  # a server that warmed nothing up has nothing to rehearse
+        warmup.rehearse()
     try:
         job = work.recv()
     except (EOFError, OSError):

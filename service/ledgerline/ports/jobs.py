@@ -150,11 +150,20 @@ class Arrival(Protocol):
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         """The caller's invoice, created at the same time as its job; its id."""
 
-    def blob_key(self, account: str, content_hash: str) -> str | None: ...
+    def blob_key(self, account: str, content_hash: str) -> str | None:
+        """Where the original is stored; None when it is not recorded, or recorded lost."""
 
     def record_blob(self, account: str, content_hash: str, storage_key: str,
                     size: int) -> bool:
-        """Record a stored original; False when it was recorded already."""
+        """Record a stored original, or a fresh write of one recorded lost; False when it was
+        recorded already (and not lost)."""
+
+    def mark_blob_lost(self, account: str, content_hash: str) -> str | None:
+        """A worker found the stored object missing or other bytes than the upload's: the row
+        (which invoices reference, so it stays) stops vouching for it, and the next upload of
+        the file writes it again. The storage key when this marked it, the row held until
+        the transaction ends (delete damaged bytes before committing: an upload repairing
+        the row waits, and writes after); None when it was lost already or is gone."""
 
     def retry_target(self, invoice_id: str) -> RetryTarget | None:
         """The invoice's own job, held against a concurrent retry, and the status it shows."""

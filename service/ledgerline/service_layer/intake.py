@@ -150,7 +150,8 @@ def _replay(tx: Transaction, job: NewJob, ttl_seconds: float, *,
 
 def _store_original(services: Services, account: str,
                     spooled: Spooled) -> tuple[str, int] | None:
-    """Write the original unless the database already knows it is stored.
+    """Write the original unless the database already knows it is stored (and no worker
+    found it missing or damaged since: then this write repairs it).
 
     Returns (storage key, size) of a newly written original, to be recorded with the job;
     None when it was already there (a repeat upload costs no object write).

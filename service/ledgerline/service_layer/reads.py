@@ -77,28 +77,35 @@ def review_queue(services: Services) -> list[tuple[str, int, int]]:
 
 def wait_for_result(services: Services, caller: Caller, account: str, invoice_id: str,
                     seconds: int) -> dict:
-    """The invoice, once finished or after `seconds`. A finished one (a cache hit) costs one
-    read. Otherwise wait for the job doing its work to end (adapters/job_endings.py: a worker
-    in this process, NOTIFY on PostgreSQL, the doorbell on SQLite), reading the status only
-    when told to look, never on a timer; then read the whole invoice once."""
-    found = invoice(services, caller, account, invoice_id)
-    if JobStatus(found["status"]).finished or seconds <= 0:
-        return found
+    """The invoice, once finished or after `seconds`. Wait for the job doing its work to end
+    (adapters/job_endings.py: a worker in this process, NOTIFY on PostgreSQL, the doorbell on
+    SQLite), reading the status only when told to look, never on a timer; then read the whole
+    invoice once. Nothing but the status is read before the wait: on the embedded default the
+    worker that claims a new upload's job runs in this process, after this request's reads."""
+    if seconds <= 0:
+        return invoice(services, caller, account, invoice_id)
     db, clock = services.db, services.clock
     deadline = clock.monotonic() + seconds
     with db.transaction(write=False) as tx:
         progress = tx.invoices.progress(caller, account, invoice_id)
-    if progress is None:  # deleted meanwhile
+    if progress is None:
         raise NotFound("no such invoice")
-    with services.job_endings.watch(progress.work_job_id) as ended:
+    if not JobStatus(progress.status).finished:
+        _wait_for_job(services, caller, account, invoice_id, progress.work_job_id, deadline)
+    return invoice(services, caller, account, invoice_id)
+
+
+def _wait_for_job(services: Services, caller: Caller, account: str, invoice_id: str,
+                  job_id: str, deadline: float) -> None:
+    db, clock = services.db, services.clock
+    with services.job_endings.watch(job_id) as ended:
         while True:
             ended.clear()  # before the look: an end announced after it wakes the next wait
             with db.transaction(write=False) as tx:
                 progress = tx.invoices.progress(caller, account, invoice_id)
             if progress is None or JobStatus(progress.status).finished:
-                break
+                return
             db.let_go()  # a wait holds no pooled connection
             remaining = deadline - clock.monotonic()
             if remaining <= 0 or not clock.wait(ended, remaining):
-                break
-    return invoice(services, caller, account, invoice_id)
+                return

@@ -396,12 +396,14 @@ class Attempt:
                               f"to its spool: {exc.why}")
         except ObjectNotFound:
             self.end_call(CallOutcome.UNSTARTED)  # the claim opened it; no model saw anything
+            self._lose_original(damaged=False)
             self.finish_failed("original_missing", "the stored original could not be found")
         except CorruptOriginal as exc:
             # The store holds other bytes than were uploaded under this hash: no attempt will
             # read the right ones, and no model is shown the wrong ones.
             log.error("job %s: %s", self.job.claim.job_id, exc)
             self.end_call(CallOutcome.UNSTARTED)
+            self._lose_original(damaged=True)
             self.finish_failed("original_corrupt", "the stored original is damaged: its bytes "
                                "do not match the uploaded file's content hash")
         except StorageUnavailable as exc:
@@ -412,6 +414,22 @@ class Attempt:
             self._release(after=STORAGE_BACKOFF_SECONDS, error=("storage_unavailable", str(exc)),
                           refund_attempt=True)
         return None
+
+    def _lose_original(self, *, damaged: bool) -> None:
+        """The store does not hold the uploaded bytes: the original's row stops vouching for
+        them, so that the next upload of the file stores it again and its job can succeed,
+        instead of trusting the row and failing the same way. Damaged bytes are deleted while
+        the row is held, before an upload can write the right ones: nobody downloads them.
+        Should this not get through, the job fails all the same; the next one tries again."""
+        job = self.job
+        try:
+            with self.services.db.transaction(write=True) as tx:
+                key = tx.arrival.mark_blob_lost(job.account, job.content_hash)
+                if key and damaged:
+                    self.services.store.delete(key)
+        except (StoreUnavailable, StorageUnavailable) as exc:
+            log.warning("job %s: the lost original could not be forgotten: %s",
+                        job.claim.job_id, exc)
 
     def _extract(self, path: str | None) -> dict | None:
         extractor = self.worker.extractor

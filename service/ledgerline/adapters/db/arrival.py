@@ -130,17 +130,30 @@ class SqlArrival(ABC):
     def blob_key(self, account: str, content_hash: str) -> str | None:
         return self.conn.execute(
             select(blobs.c.storage_key)
-            .where(blobs.c.account == account, blobs.c.content_hash == content_hash)
+            .where(blobs.c.account == account, blobs.c.content_hash == content_hash,
+                   blobs.c.lost_at.is_(None))
         ).scalar()
 
     def record_blob(self, account: str, content_hash: str, storage_key: str,
                     size: int) -> bool:
-        """Whether the row is new: told by RETURNING, since an INSERT that ON CONFLICT did
-        nothing reports no row count on PostgreSQL (psycopg gives -1)."""
-        return self.conn.execute(self._insert(blobs).values(
+        """Whether the row is new or repaired: told by RETURNING, since an INSERT that ON
+        CONFLICT did nothing reports no row count on PostgreSQL (psycopg gives -1)."""
+        insert = self._insert(blobs).values(
             account=account, content_hash=content_hash, storage_key=storage_key, size=size,
-            stored_at=db_now(),
-        ).on_conflict_do_nothing().returning(blobs.c.account)).first() is not None
+            stored_at=db_now())
+        return self.conn.execute(insert.on_conflict_do_update(
+            index_elements=[blobs.c.account, blobs.c.content_hash],
+            set_=dict(storage_key=insert.excluded.storage_key, size=insert.excluded.size,
+                      stored_at=db_now(), lost_at=None),
+            where=blobs.c.lost_at.is_not(None),
+        ).returning(blobs.c.account)).first() is not None
+
+    def mark_blob_lost(self, account: str, content_hash: str) -> str | None:
+        return self.conn.execute(
+            update(blobs)
+            .where(blobs.c.account == account, blobs.c.content_hash == content_hash,
+                   blobs.c.lost_at.is_(None))
+            .values(lost_at=db_now()).returning(blobs.c.storage_key)).scalar()
 
     def retry_target(self, invoice_id: str) -> RetryTarget | None:
         conn = self.conn

@@ -92,6 +92,9 @@ blobs = Table(
     Column("storage_key", String(300), nullable=False),
     Column("size", Integer, nullable=False),
     Column("stored_at", UTC, nullable=False),
+    # A worker found the object missing or not the uploaded bytes: the row no longer vouches
+    # for it, and the next upload of the file stores it again (Arrival.mark_blob_lost).
+    Column("lost_at", UTC, nullable=True),
 )
 
 results = Table(

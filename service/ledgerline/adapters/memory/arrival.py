@@ -116,17 +116,25 @@ class MemoryArrival:
 
     def blob_key(self, account: str, content_hash: str) -> str | None:
         blob = self.t.blobs.get((account, content_hash))
-        return blob.storage_key if blob else None
+        return blob.storage_key if blob and blob.lost_at is None else None
 
     def record_blob(self, account: str, content_hash: str, storage_key: str,
                     size: int) -> bool:
         if account not in self.t.accounts:
             raise Conflict("no such account")
-        if (account, content_hash) in self.t.blobs:
+        known = self.t.blobs.get((account, content_hash))
+        if known is not None and known.lost_at is None:
             return False
         self.t.blobs[(account, content_hash)] = BlobRow(account, content_hash, storage_key,
                                                         size, self.now())
         return True
+
+    def mark_blob_lost(self, account: str, content_hash: str) -> str | None:
+        blob = self.t.blobs.get((account, content_hash))
+        if blob is None or blob.lost_at is not None:
+            return None
+        self.t.blobs[(account, content_hash)] = replace(blob, lost_at=self.now())
+        return blob.storage_key
 
     def retry_target(self, invoice_id: str) -> RetryTarget | None:
         invoice = self.t.invoices.get(invoice_id)

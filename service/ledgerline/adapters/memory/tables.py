@@ -39,6 +39,7 @@ class BlobRow:
     storage_key: str
     size: int
     stored_at: datetime
+    lost_at: datetime | None = None
 
 
 @dataclass(frozen=True)
