@@ -22,6 +22,7 @@ from ledgerline_tools.samples import generate
 from tests.conftest import make_tenant
 from tests.e2e.service import ledgerline, served, service_env
 from tests.fakes import ControlledExtractor
+from tests.loopback_proxy import LoopbackProxy, close, pump
 
 ROWS = ("invoices", "jobs", "model_calls", "blobs")
 
@@ -123,39 +124,21 @@ def test_a_cut_body_stores_nothing_and_its_retry_is_a_first_upload(service):
     assert after["model_calls"] == before["model_calls"] + 1  # one file, one model call
 
 
-class CuttingProxy:
-    """A TCP proxy to `port` that forwards only the first `cut` bytes of its first
-    connection's request. `answered=False`: it then closes both sides (the client sees the
-    connection break); `answered=True`: it ends the request there for the server, swallows the
-    rest of the client's bytes and relays the server's answer (the client reads the 400)."""
+class CuttingProxy(LoopbackProxy):
+    """A proxy to `port` that forwards only the first `cut` bytes of its first connection's
+    request. `answered=False`: it then closes both sides (the client sees the connection
+    break); `answered=True`: it ends the request there for the server, swallows the rest of
+    the client's bytes and relays the server's answer (the client reads the 400)."""
 
     def __init__(self, port: int, cut: int, *, answered: bool):
-        self.port, self.cut, self.answered = port, cut, answered
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.address = self.listener.getsockname()
-        self.connections = 0
+        self.cut, self.answered = cut, answered
         self.cuts = 0  # requests cut short
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        super().__init__(port)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.address[1]}"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            upstream = socket.create_connection(("127.0.0.1", self.port))
-            limit = self.cut if self.connections == 1 else None
-            threading.Thread(target=self._request, args=(client, upstream, limit),
-                             daemon=True).start()
-            threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
-
-    def _request(self, client, upstream, limit) -> None:
+    def connection(self, client: socket.socket, number: int) -> None:
+        upstream = self.upstream()
+        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        limit = self.cut if number == 1 else None
         sent = 0
         try:
             while data := client.recv(65536):
@@ -172,28 +155,7 @@ class CuttingProxy:
                 sent += len(data)
         except OSError:
             pass
-        _close(client, upstream)
-
-    @staticmethod
-    def _pump(source, dest) -> None:
-        try:
-            while data := source.recv(65536):
-                dest.sendall(data)
-        except OSError:
-            pass
-        _close(source, dest)
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _close(*sockets) -> None:
-    for sock in sockets:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        sock.close()
+        close(client, upstream)
 
 
 @pytest.mark.parametrize("answered", [False, True], ids=["connection-broken", "answered-400"])

@@ -18,6 +18,7 @@ import pytest
 from ledgerline.adapters.storage import S3ObjectStore, open_store
 from ledgerline.ports.storage import ObjectNotFound, StorageUnavailable, original_key
 from tests.conftest import BUCKET
+from tests.loopback_proxy import LoopbackProxy, close, pump
 from tests.servers import seaweed_s3_server
 
 DATA = b"%PDF-1.7\n" + bytes(range(256)) * 600  # 150 KiB: more than one read of the socket
@@ -142,38 +143,19 @@ def test_credentials_come_from_boto3s_chain_and_are_refreshed(signed_s3, monkeyp
     assert through_client == []
 
 
-class FaultyProxy:
-    """A TCP proxy to an S3 server on loopback whose first connections fail as planned, one
-    fault each: "drop" closes the connection once a request arrived, "503" answers it with a
-    503 and closes, "cut" relays only the first CUT bytes of the answer; later connections
-    pass everything."""
+class FaultyProxy(LoopbackProxy):
+    """A proxy to an S3 server whose first connections fail as planned, one fault each: "drop"
+    closes the connection once a request arrived, "503" answers it with a 503 and closes,
+    "cut" relays only the first CUT bytes of the answer; later connections pass everything."""
 
     CUT = 4096
 
     def __init__(self, port: int, faults: list[str]):
-        self.port, self.faults = port, list(faults)
-        self.connections = 0
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
+        self.faults = list(faults)
+        super().__init__(port)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.listener.close()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            fault = self.faults.pop(0) if self.faults else None
-            threading.Thread(target=self._connection, args=(client, fault), daemon=True).start()
-
-    def _connection(self, client: socket.socket, fault: str | None) -> None:
+    def connection(self, client: socket.socket, number: int) -> None:
+        fault = self.faults[number - 1] if number <= len(self.faults) else None
         if fault in ("drop", "503"):
             head = b""
             while b"\r\n\r\n" not in head and (data := client.recv(65536)):
@@ -181,31 +163,8 @@ class FaultyProxy:
             if fault == "503":
                 client.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                                b"Connection: close\r\n\r\n")
-            _close(client)
+            close(client)
             return
-        upstream = socket.create_connection(("127.0.0.1", self.port))
-        threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
-        _pump(upstream, client, self.CUT if fault == "cut" else None)
-
-
-def _pump(source: socket.socket, dest: socket.socket, limit: int | None = None) -> None:
-    sent = 0
-    try:
-        while data := source.recv(65536):
-            if limit is not None and sent + len(data) >= limit:
-                dest.sendall(data[:limit - sent])
-                break
-            dest.sendall(data)
-            sent += len(data)
-    except OSError:
-        pass
-    _close(source, dest)
-
-
-def _close(*sockets: socket.socket) -> None:
-    for sock in sockets:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        sock.close()
+        upstream = self.upstream()
+        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+        pump(upstream, client, self.CUT if fault == "cut" else None)
