@@ -10,7 +10,8 @@ from pathlib import Path
 BINDING = ("engine.ratio_c1", "engine.ratio_c4", "engine.fetch_ratio",
            "miss.overhead_ms.embedded", "miss.overhead_ms.pg_s3",
            "backfill.ratio.embedded", "backfill.ratio.pg_s3",
-           "backfill.model_calls_per_unique_file", "load.before", "load.after")
+           "backfill.model_calls_per_unique_file", "history.claim_ratio", "history.hit_ratio",
+           "load.before", "load.after")
 
 
 def figure(results: dict, dotted: str):

@@ -2,8 +2,8 @@
 private PostgreSQL and SeaweedFS S3 (both on loopback, started here), every figure next to the
 floor it is compared with, measured in the same run on the same machine.
 
-    .venv/bin/python bench/run.py [--quick] [--only hit,miss,queue,replay,cli,engine,backfill]
-                                  [--json OUT]
+    .venv/bin/python bench/run.py [--quick]
+        [--only hit,miss,queue,replay,cli,engine,backfill,history] [--json OUT]
 
 1. hit     cache-hit upload vs a baseline WSGI app (bench/baseline_app.py) that only streams,
            hashes and stores the same bytes in the same S3; both under gunicorn with the same
@@ -36,6 +36,9 @@ floor it is compared with, measured in the same run on the same machine.
 7. backfill 1,000 generated invoices through `ledgerline upload DIR --concurrency 8` against
            the embedded default and PG + S3, against `ledgerline extract` over the unique files
            in 2 processes (bench/backfill.py).
+
+8. history a claim and a cache hit on an empty database and on one with 2 million past jobs
+           and invoices, call by call in turn (bench/history.py).
 
 `--json OUT` writes every figure, nested as the benchmarks return them; the figures a check
 outside the suite reads (BINDING) are nested by their dotted names: "engine.ratio_c1" is
@@ -74,7 +77,7 @@ sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 
 import blake3  # noqa: E402
 import requests  # noqa: E402
-from bench import backfill, cli_start, engine  # noqa: E402
+from bench import backfill, cli_start, engine, history  # noqa: E402
 from bench.binding import write_json  # noqa: E402
 from bench.load import Connection, hammer  # noqa: E402
 from bench.other_work import OtherWork, postmaster_pid  # noqa: E402
@@ -668,6 +671,8 @@ def render(results: dict) -> str:
         rows += engine.rows(results["engine"])
     if "backfill" in results:
         rows += backfill.rows(results["backfill"])
+    if "history" in results:
+        rows += history.rows(results["history"])
     return table(rows)
 
 
@@ -692,16 +697,17 @@ def load_line(when: str) -> tuple[str, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="hit,miss,queue,replay,cli,engine,backfill",
+    parser.add_argument("--only", default="hit,miss,queue,replay,cli,engine,backfill,history",
                         help="comma-separated subset of: hit, miss, queue, replay, cli, "
-                             "engine, backfill")
+                             "engine, backfill, history")
     parser.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
     parser.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     benches = {"hit": bench_hit, "miss": bench_miss, "queue": bench_queue,
                "replay": bench_replay, "cli": cli_start.bench_cli,
-               "engine": engine.bench_engine, "backfill": backfill.bench_backfill}
+               "engine": engine.bench_engine, "backfill": backfill.bench_backfill,
+               "history": history.bench_history}
     unknown = set(chosen) - set(benches)
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")

@@ -11,7 +11,8 @@ from bench.binding import BINDING, figure, write_json
 NAMES = ("engine.ratio_c1", "engine.ratio_c4", "engine.fetch_ratio",
          "miss.overhead_ms.embedded", "miss.overhead_ms.pg_s3",
          "backfill.ratio.embedded", "backfill.ratio.pg_s3",
-         "backfill.model_calls_per_unique_file", "load.before", "load.after")
+         "backfill.model_calls_per_unique_file", "history.claim_ratio", "history.hit_ratio",
+         "load.before", "load.after")
 
 
 def results() -> dict:
@@ -23,6 +24,8 @@ def results() -> dict:
                  "overhead_ms": {"embedded": 90.0, "pg_s3": 80.0}},
         "backfill": {"ratio": {"embedded": 0.95, "pg_s3": 0.91},
                      "model_calls_per_unique_file": 1.0},
+        "history": {"claim_ratio": 1.04, "hit_ratio": 1.1, "idle_claim_ratio": 1.0,
+                    "full": {"claim": {"median_ms": 2.6}}, "empty": {"claim": {"median_ms": 2.5}}},
         "load": {"before": 1.5, "after": 3.25, "before_line": "load average 1.50"},
     }
 
