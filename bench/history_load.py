@@ -1,16 +1,16 @@
 """A year of past work in a Ledgerline database, loaded set-based (generate_series), for
 bench/history.py.
 
-`rows` past uploads spread over ACCOUNTS accounts (two keys each, a customer's and a
-supplier's), one every 15 seconds, each with its job and invoice. In every ten blocks of
-ACCOUNTS uploads, eight are new files (a finished job, its original, its result and cache
+`rows` past uploads spread over ACCOUNTS accounts unless told (two keys each, a customer's and
+a supplier's), one every 15 seconds, each with its job and invoice. Of every ten uploads of
+an account, eight are new files (a finished job, its original, its result and cache
 entry, its ledger row), one repeats an earlier file of the same account (a cache hit: a
 finished job pointing at that result), and one is either a failed extraction (its original
 and ledger row, no result) or an upload that joined an extraction in flight (status
-`pending` for good: readers follow the leader). Results name one of SELLERS sellers of their
-account (about a dozen invoices each), one invoice in a hundred was corrected (its summary
-columns and an audit row), and every fifth account has a webhook endpoint with each of its
-events delivered (a delivery row and an attempt).
+`pending` for good: readers follow the leader). Each result names one of SELLERS sellers,
+drawn at random (at 2,000 uploads an account, about a dozen invoices a seller), one invoice
+in a hundred was corrected (its summary columns and an audit row), and every fifth account
+has a webhook endpoint with each of its events delivered (a delivery row and an attempt).
 
 The plain indexes of the tables loaded (not the partial ones) are dropped first and built
 again afterwards from their own definitions (pg_indexes), and foreign keys are not checked
@@ -35,7 +35,7 @@ LOADED = ("blobs", "results", "cache_entries", "jobs", "invoices", "model_calls"
 PAD = 9
 
 
-def _statements(rows: int, versions: str) -> list[str]:
+def _statements(rows: int, versions: str, accounts: int) -> list[str]:
     return [
         # One row per past upload: its account, time, kind, the upload whose file it carries
         # (its own, or the earlier one it repeats or joined) and that file's hashes.
@@ -51,24 +51,24 @@ def _statements(rows: int, versions: str) -> list[str]:
             FROM (SELECT *,
                          CASE WHEN cls < 8 THEN 'miss' WHEN cls = 8 THEN 'hit'
                               WHEN g % 3 = 0 THEN 'failed' ELSE 'joined' END AS kind,
-                         CASE WHEN cls = 8 THEN g - {ACCOUNTS}
-                              WHEN cls = 9 AND g % 3 <> 0 THEN g - 2 * {ACCOUNTS}
+                         CASE WHEN cls = 8 THEN g - {accounts}
+                              WHEN cls = 9 AND g % 3 <> 0 THEN g - 2 * {accounts}
                               ELSE g END AS f
-                  FROM (SELECT g, lpad(g::text, {PAD}, '0') AS n, g % {ACCOUNTS} AS a,
-                               ((g - 1) / {ACCOUNTS}) % 10 AS cls,
+                  FROM (SELECT g, lpad(g::text, {PAD}, '0') AS n, g % {accounts} AS a,
+                               ((g - 1) / {accounts}) % 10 AS cls,
                                abs(hashint4(g)) % {SELLERS} AS s,
                                now() - ({rows} - g) * interval '15 seconds' AS t
                         FROM generate_series(1, {rows}) g) numbered) classified""",
         f"""INSERT INTO accounts (name, created_at)
             SELECT 'hist-' || a, now() - interval '400 days'
-            FROM generate_series(0, {ACCOUNTS - 1}) a
+            FROM generate_series(0, {accounts - 1}) a
             ON CONFLICT DO NOTHING""",
         f"""INSERT INTO api_keys (id, key_hash, role, account, name, created_at, prefix)
             SELECT 'key_h' || a || r, md5('kh' || a || r) || md5('KH' || a || r),
                    CASE r WHEN 'c' THEN 'customer' ELSE 'supplier' END, 'hist-' || a,
                    r || ' of hist-' || a, now() - interval '400 days',
                    'llk_' || substr(md5('kh' || a || r), 1, 8)
-            FROM generate_series(0, {ACCOUNTS - 1}) a, (VALUES ('c'), ('s')) v(r)""",
+            FROM generate_series(0, {accounts - 1}) a, (VALUES ('c'), ('s')) v(r)""",
         # Keyed by hashes: inserted in key order, for the same reason as PAD.
         """INSERT INTO blobs (account, content_hash, storage_key, size, stored_at)
             SELECT acct, ch, 'originals/' || acct || '/' || substr(ch, 8), 140000 + g % 9000, t
@@ -145,7 +145,7 @@ def _statements(rows: int, versions: str) -> list[str]:
             SELECT 'we_h' || a, 'hist-' || a, 'https://hooks.example.com/' || a,
                    'invoice.completed invoice.failed', 'whsec_' || md5('s' || a),
                    'key_h' || a || 'c', now() - interval '400 days'
-            FROM generate_series(0, {ACCOUNTS - 1}) a WHERE a % 5 = 0""",
+            FROM generate_series(0, {accounts - 1}) a WHERE a % 5 = 0""",
         """INSERT INTO webhook_deliveries (id, endpoint_id, event_id, account, type,
                 invoice_id, occurred_at, status, attempts, next_attempt_at, first_attempt_at,
                 fencing_token, delivered_at, last_status_code, payload)
@@ -177,10 +177,11 @@ def plain_indexes(conn: Connection) -> list[tuple[str, str]]:
         ORDER BY i.indexname"""), {"tables": list(LOADED)})]
 
 
-def load(conn: Connection, rows: int, versions: str) -> dict[str, float]:
-    """The history into the database `conn` is connected to (at this release's schema);
-    `versions`: the extractor versions label its jobs were keyed with. Returns the seconds
-    each table's rows and each index took."""
+def load(conn: Connection, rows: int, versions: str,
+         accounts: int = ACCOUNTS) -> dict[str, float]:
+    """The history into the database `conn` is connected to (at this release's schema), in
+    `accounts` accounts; `versions`: the extractor versions label its jobs were keyed with.
+    Returns the seconds each table's rows and each index took."""
     seconds: dict[str, float] = {}
 
     def timed(name: str, statement: str) -> None:
@@ -193,7 +194,7 @@ def load(conn: Connection, rows: int, versions: str) -> dict[str, float]:
     for name, _ in indexes:
         conn.execute(text(f'DROP INDEX "{name}"'))
     conn.execute(text("SET session_replication_role = replica"))
-    for statement in _statements(rows, versions):
+    for statement in _statements(rows, versions, accounts):
         timed(" ".join(statement.split()[:3]), statement)
     conn.execute(text("SET session_replication_role = DEFAULT"))
     for name, definition in indexes:

@@ -116,7 +116,7 @@ def _visible(own_only: bool):
 def entry():
     """The cached result, where this upload is a hit."""
     return (select(results.c.id.label("result_id"), results.c.document,
-                   results.c.review_required, results.c.seller_key,
+                   results.c.review_required, results.c.seller_key, results.c.number_key,
                    *(results.c[name] for name in DUPLICATE_FIELDS))
             .select_from(cache_entries.join(results, results.c.id == cache_entries.c.result_id))
             .where(cache_entries.c.account == _ACCOUNT, cache_entries.c.cache_key == _CACHE_KEY,
@@ -160,11 +160,19 @@ def same_file(own_only: bool):
     return same_file_query(_visible(own_only), _CONTENT_HASH, _INVOICE_ID)
 
 
-def same_seller(own_only: bool, seller_key):
-    return (same_seller_query(_visible(own_only), _ACCOUNT, _CONTENT_HASH, seller_key)
+def same_seller(own_only: bool, seller_key, number_key, issue_date):
+    """The entry's result's possible duplicates of other files (its seller's, number and
+    issue date: values or SQL expressions)."""
+    return (same_seller_query(_visible(own_only), _ACCOUNT, _CONTENT_HASH, seller_key,
+                              number_key, issue_date)
             .order_by(*OLDEST_FIRST))
+
+
+SAME_SELLER_KEYS = ("seller_key", "number_key", "issue_date")
 
 
 @functools.cache
 def same_seller_step(own_only: bool):
-    return same_seller(own_only, prebuilt.param("seller_key", results.c.seller_key.type))
+    """same_seller with its keys bound by name (SAME_SELLER_KEYS)."""
+    return same_seller(own_only, *(prebuilt.param(name, results.c[name].type)
+                                   for name in SAME_SELLER_KEYS))

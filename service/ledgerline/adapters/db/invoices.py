@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, tuple_, union
 
 from ...domain.corrections import SUMMARY_FIELDS
-from ...domain.duplicates import SAME_FILE_SHOWN, Summary, search_key
+from ...domain.duplicates import SAME_FILE_SHOWN, Summary, number_key, search_key
 from ...domain.identity import Caller
 from ...ports.invoices import EditableInvoice, InvoiceProgress, ListFilter
 from ..invoice_views import (DUPLICATE_FIELDS, listed, possible_duplicates, review_state,
@@ -120,7 +120,9 @@ def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) ->
     same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)).scalars()
     if not row.seller_key:
         return possible_duplicates(same_file, _summary(row), ())
-    candidates = conn.execute(same_seller_query(visible, account, row.content_hash, row.seller_key)
+    candidates = conn.execute(same_seller_query(visible, account, row.content_hash,
+                                                row.seller_key, number_key(row.invoice_number),
+                                                row.issue_date)
                               .order_by(invoices.c.created_at, invoices.c.id)).all()
     return possible_duplicates(same_file, _summary(row),
                                ((other.id, _summary(other)) for other in candidates))
@@ -154,21 +156,31 @@ def same_file_query(visible, content_hash, invoice_id):
             .order_by(invoices.c.created_at, invoices.c.id).limit(SAME_FILE_SHOWN))
 
 
-def same_seller_query(visible, account, content_hash, seller_key):
-    """Every `visible` invoice of another file whose seller key is `seller_key` (values, or SQL
-    expressions): through the results of that seller (ix_results_account_seller_key, then the
-    jobs that published or follow them) and through invoices corrected to that seller
-    (ix_invoices_account_seller_key). Its id and DUPLICATE_FIELDS; the caller orders them."""
+def same_seller_query(visible, account, content_hash, seller_key, number_key, issue_date):
+    """The `visible` invoices of other files that may bill the same thing as an invoice of
+    seller key `seller_key`, number key `number_key` and issue date `issue_date` (values, or
+    SQL expressions): the seller's with the same number or the same date, of which
+    domain.duplicates.matched_on keeps the duplicates. Found through the seller's results
+    (ix_results_account_seller_key_number_key / _issue_date, then the jobs that published or
+    follow them) and through invoices corrected to that seller (the same indexes of invoices),
+    so that the cost is that of the candidates, not of the seller's or the account's history.
+    Its id and DUPLICATE_FIELDS; the caller orders them."""
+    def alike(table):
+        return and_(table.c.account == account, table.c.seller_key == seller_key,
+                    or_(table.c.number_key == number_key, table.c.issue_date == issue_date))
+
     published = select(jobs.c.id).where(jobs.c.result_id.in_(
-        select(results.c.id).where(results.c.account == account,
-                                   results.c.seller_key == seller_key)))
+        select(results.c.id).where(alike(results))))
     their_jobs = union(published, select(jobs.c.id).where(jobs.c.leader_id.in_(published)))
+    # The two ways in as one set of ids, each found through its own index: as an OR of the
+    # two conditions, PostgreSQL read every invoice of the account and tested each
+    # (bench/history.py).
+    theirs = union(select(invoices.c.id).where(invoices.c.job_id.in_(their_jobs)),
+                   select(invoices.c.id).where(_corrected, alike(invoices)))
     return (select(invoices.c.id, *(_own(name).label(name) for name in DUPLICATE_FIELDS))
             .select_from(_INVOICE_RESULT)
             .where(visible, invoices.c.content_hash != content_hash,
-                   or_(invoices.c.job_id.in_(their_jobs),
-                       and_(_corrected, invoices.c.account == account,
-                            invoices.c.seller_key == seller_key))))
+                   invoices.c.id.in_(theirs)))
 
 
 def _summary(row) -> Summary:

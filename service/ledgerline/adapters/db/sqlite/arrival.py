@@ -12,8 +12,8 @@ from sqlalchemy.dialects import sqlite
 
 from .. import prebuilt
 from ..arrival import SqlArrival
-from ..cache_hits import (JOB_ID, Found, entry, event_insert, invoice_insert, job_values,
-                          same_file, same_seller_step)
+from ..cache_hits import (JOB_ID, SAME_SELLER_KEYS, Found, entry, event_insert,
+                          invoice_insert, job_values, same_file, same_seller_step)
 from ..tables import jobs
 
 
@@ -34,9 +34,9 @@ class SqliteArrival(SqlArrival):
         files = conn.execute(same_file(own_only), params).scalars().all()
         sellers: Sequence = []
         if row.seller_key:
+            keys = {name: getattr(row, name) for name in SAME_SELLER_KEYS}
             sellers = conn.execute(same_seller_step(own_only),
-                                   {**params, **prebuilt.values(seller_key=row.seller_key)}
-                                   ).all()
+                                   {**params, **prebuilt.values(**keys)}).all()
         return Found(row, list(files), list(sellers))
 
 
