@@ -16,7 +16,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, and_, case, func, or_, select, update
+from sqlalchemy import Connection, and_, case, func, literal_column, or_, select, update
 
 from ...domain.jobs import MAX_ATTEMPTS, CallOutcome, Claim, JobStatus
 from ...ports.extractor import Progress
@@ -35,9 +35,16 @@ RESULT_COLUMNS = ("id", "account", "cache_key", "content_hash", "job_id", "docum
                   "seller_key", "number_key", "review_required")
 
 
+# Written into the statement, not bound: PostgreSQL proves a partial index's predicate only
+# from constants, and a prepared statement's generic plan sees parameters. With the statuses
+# bound, no generic plan could use the queue's indexes, so the claim was planned anew at
+# every call (about 1 ms, three times its execution on a large job table).
+_IN_FLIGHT_STATUSES = [literal_column(f"'{status}'") for status in (PENDING, RUNNING)]
+
+
 def in_flight(table=jobs):
     """The partial indexes' predicate (tables.IN_FLIGHT), so that the planner uses them."""
-    return and_(table.c.status.in_([PENDING, RUNNING]), table.c.leader_id.is_(None))
+    return and_(table.c.status.in_(_IN_FLIGHT_STATUSES), table.c.leader_id.is_(None))
 
 
 def fenced(claim: Claim):
