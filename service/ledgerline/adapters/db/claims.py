@@ -16,7 +16,8 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, and_, case, func, literal_column, or_, select, update
+from sqlalchemy import (ColumnClause, Connection, and_, case, func, literal_column, or_, select,
+                        update)
 
 from ...domain.jobs import MAX_ATTEMPTS, CallOutcome, Claim, JobStatus
 from ...ports.extractor import Progress
@@ -41,8 +42,9 @@ RESULT_COLUMNS = ("id", "account", "cache_key", "content_hash", "job_id", "docum
 # indexes from the claim's generic plan, and its LIMIT 1 made that plan look thousands of
 # times dearer than one planned for the values, so the claim was planned anew at every call
 # (about 1 ms, three times its execution, on a large job table).
-_IN_FLIGHT_STATUSES = [literal_column(f"'{status}'") for status in (PENDING, RUNNING)]
-ONE = literal_column("1")
+_IN_FLIGHT_STATUSES: list[ColumnClause[str]] = [literal_column(f"'{status}'")
+                                                 for status in (PENDING, RUNNING)]
+ONE: ColumnClause[int] = literal_column("1")
 
 
 def in_flight(table=jobs):
