@@ -243,3 +243,25 @@ def test_a_job_costs_two_statements_on_postgresql_each_its_own_transaction(make_
         + [["WITH", "claimed", "AS"]]
     assert all(autocommit for _, autocommit in sent)
     assert [c.outcome for c in ledger(services)] == ["published"] * 3
+
+
+def test_a_worker_holding_its_connection_adds_nothing_to_it_with_each_job(make_services,
+                                                                          backend):
+    """SQLAlchemy remembers a reset for the pool's check-in at every setting of a connection's
+    isolation level, and a worker holds its connection for as long as it runs: its jobs set
+    the level only when it changes, so the connection's record stays as it was."""
+    if backend.name != "production":
+        pytest.skip("the isolation level is set for PostgreSQL's autocommit statements")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    for i in range(5):
+        post(client, tenant.keys["customer"], pdf_bytes(f"held-{i}"))
+    worker = Worker(services, name="held")
+    with one_connection(services.engine):
+        assert worker.run_once()
+        with transaction(services.engine, write=False) as conn:
+            record = conn.connection._connection_record
+        kept = len(record.finalize_callback)
+        assert all(worker.run_once() for _ in range(4))
+        assert len(record.finalize_callback) == kept
