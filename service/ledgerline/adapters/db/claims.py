@@ -16,7 +16,8 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, and_, case, func, literal_column, or_, select, update
+from sqlalchemy import (ColumnElement, Connection, and_, case, func, literal_column, or_, select,
+                        update)
 
 from ...domain.jobs import MAX_ATTEMPTS, CallOutcome, Claim, JobStatus
 from ...ports.extractor import Progress
@@ -40,7 +41,8 @@ RESULT_COLUMNS = ("id", "account", "cache_key", "content_hash", "job_id", "docum
 # plan can use a partial index only if the statement's own text implies the index's predicate.
 # With `status IN ($1, $2)` it could not: the claim's generic plan scanned the whole table and
 # sorted every job in the queue, each claim dearer the longer the queue.
-IN_FLIGHT_STATUSES = [literal_column(f"'{status}'") for status in (PENDING, RUNNING)]
+IN_FLIGHT_STATUSES: list[ColumnElement[str]] = [literal_column(f"'{status}'")
+                                                for status in (PENDING, RUNNING)]
 
 
 def in_flight(table=jobs):
