@@ -30,8 +30,13 @@ def _imported_by_the_fork_server() -> bool:
 
 def _default_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 if _imported_by_the_fork_server():
+    # Blocked as well as ignored: a SIGTERM that reaches a child before its first instructions
+    # give the default action back then waits for them instead of being lost (a blocked signal
+    # is queued even while ignored), and multiprocessing's terminate() cannot miss the child.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     os.register_at_fork(after_in_child=_default_sigterm)
