@@ -12,6 +12,7 @@ from ledgerline.adapters.db.engine import one_connection, transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
 from ledgerline.extraction.errors import ExtractionError
 from ledgerline.http.app import create_app
+from ledgerline.ports.database import StoreUnavailable
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import VERSIONS, ControlledExtractor, pdf_bytes
@@ -265,3 +266,27 @@ def test_a_worker_holding_its_connection_adds_nothing_to_it_with_each_job(make_s
         kept = len(record.finalize_callback)
         assert all(worker.run_once() for _ in range(4))
         assert len(record.finalize_callback) == kept
+
+
+def test_a_claim_on_a_connection_the_server_ended_fails_as_unavailable_and_is_not_reused(
+        make_services, backend):
+    """The claim runs on psycopg's cursor, past SQLAlchemy's execution: a connection that broke
+    under it still leaves as StoreUnavailable and is given up, and the next claim (which first
+    hands back the one that may have committed unseen) runs on a fresh connection."""
+    if backend.name != "production":
+        pytest.skip("a server ends connections; SQLite has none")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    post(create_app(services).test_client(), tenant.keys["customer"], pdf_bytes("cut"))
+    worker = Worker(services, name="cut")
+    with one_connection(services.engine):
+        with transaction(services.engine, write=False) as conn:
+            held = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with services.engine.connect() as other:
+            other.exec_driver_sql(f"SELECT pg_terminate_backend({held})")
+        with pytest.raises(StoreUnavailable):
+            worker.run_once()
+        assert worker.run_once()
+        with transaction(services.engine, write=False) as conn:
+            assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != held
+    assert [c.outcome for c in ledger(services)] == ["published"]
