@@ -60,7 +60,7 @@ def total_cost(plan: str) -> float:
 
 
 def test_the_claims_generic_plan_reads_the_queue_index_and_is_chosen(conn):
-    explained = plans(conn, _claim_and_start_statement(), prebuilt.values(
+    explained = plans(conn, _claim_and_start_statement().statement, prebuilt.values(
         owner="w", lease_seconds=30.0, extractor_versions=VERSIONS, call_id="call_1",
         operation="extract_invoice", cost=0.004, provider=None, model=None, cost_basis=None))
     generic = explained["generic"]

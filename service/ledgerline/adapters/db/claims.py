@@ -16,7 +16,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import (ColumnClause, Connection, and_, case, func, literal_column, or_, select,
+from sqlalchemy import (ColumnElement, Connection, and_, case, func, literal_column, or_, select,
                         update)
 
 from ...domain.jobs import MAX_ATTEMPTS, CallOutcome, Claim, JobStatus
@@ -36,20 +36,24 @@ RESULT_COLUMNS = ("id", "account", "cache_key", "content_hash", "job_id", "docum
                   "seller_key", "number_key", "review_required")
 
 
-# Written into the statement, not bound: a prepared statement's generic plan sees
-# parameters, and PostgreSQL proves a partial index's predicate only from constants, and
-# takes a LIMIT it cannot see for a tenth of the rows. Bound, the statuses kept the queue's
-# indexes from the claim's generic plan, and its LIMIT 1 made that plan look thousands of
-# times dearer than one planned for the values, so the claim was planned anew at every call
-# (about 1 ms, three times its execution, on a large job table).
-_IN_FLIGHT_STATUSES: list[ColumnClause[str]] = [literal_column(f"'{status}'")
-                                                 for status in (PENDING, RUNNING)]
-ONE: ColumnClause[int] = literal_column("1")
+# The statuses as SQL literals, not bound parameters: PostgreSQL plans a prepared statement
+# (psycopg prepares one after a few executions) once for any parameters, and such a generic
+# plan can use a partial index only if the statement's own text implies the index's predicate.
+# With `status IN ($1, $2)` it could not: the claim's generic plan scanned the whole table and
+# sorted every job in the queue, each claim dearer the longer the queue.
+IN_FLIGHT_STATUSES: list[ColumnElement[str]] = [literal_column(f"'{status}'")
+                                                for status in (PENDING, RUNNING)]
+# The claim's LIMIT too: a generic plan takes a LIMIT it cannot see for a tenth of the rows,
+# and on a job table of millions the claim's generic plan then looked thousands of times
+# dearer than one made for the values, so PostgreSQL planned the claim anew at every call
+# (about 1 ms, three times its execution; bench/history.py).
+ONE: ColumnElement[int] = literal_column("1")
 
 
 def in_flight(table=jobs):
-    """The partial indexes' predicate (tables.IN_FLIGHT), so that the planner uses them."""
-    return and_(table.c.status.in_(_IN_FLIGHT_STATUSES), table.c.leader_id.is_(None))
+    """The partial indexes' predicate (tables.IN_FLIGHT), so that the planner uses them,
+    in prepared statements too."""
+    return and_(table.c.status.in_(IN_FLIGHT_STATUSES), table.c.leader_id.is_(None))
 
 
 def fenced(claim: Claim):
