@@ -53,5 +53,6 @@ def choose(dt: DocText, found: FoundCandidates, items: list | None = None, ranke
     if currency is not None:  # the rules' choice, with the confidence its evidence earns
         fields[CURRENCY] = replace(currency, score=picks[CURRENCY].confidence)
     notes = {f: describe(f, pick) for f, pick in picks.items() if pick.value is not None}
+    evidence = {f: pick.evidence for f, pick in picks.items() if pick.value is not None}
     return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed,
-                  dict(ranker.thresholds), notes)
+                  dict(ranker.thresholds), notes, evidence)
