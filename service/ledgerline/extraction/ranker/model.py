@@ -28,6 +28,7 @@ from .features import FEATURE_INDEX, FEATURE_NAMES, Row
 from .issuer import issuer_evidence, name_core
 from .joint import CASH_ROUNDING, Pick, adds_up, choose_field, choose_totals, distribution
 from .rows import RANKED_FIELDS, DocumentRows
+from .stated import same_place, unstated, withheld_note
 
 MODEL_PATH, FORMAT = RANKER_MODEL, RANKER_FORMAT  # named with the cache key's versions
 # An amount due the page does not print, taken to be the gross total (or a gross total taken to
@@ -47,6 +48,8 @@ class FieldPick:
     row: Row | None  # where it is printed (None: derived or not found)
     derived: bool = False
     evidence: tuple = ()  # confidence.EVIDENCE of the value
+    # a value found but not given, the page not stating it (:mod:`.stated`): its review note
+    withheld: str = ""
 
 
 class Ranker:
@@ -109,7 +112,7 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
                 value = _without_form(str(value), doc.declared_form)
         picks[f] = FieldPick(value, pick.probability, pick.probability, row, pick.derived)
     due, issue = picks["due_date"], picks["issue_date"]
-    if due.value is not None and due.value == issue.value and _same_place(due.row, issue.row):
+    if due.value is not None and due.value == issue.value and same_place(due.row, issue.row):
         picks["due_date"] = FieldPick(None, 0.0, 0.0, None)  # one date: the issue date
     due, gross = picks["amount_due"], picks["gross_total"]
     if not doc.paid_words:
@@ -118,6 +121,8 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
             picks["amount_due"] = FieldPick(gross.value, gross.probability, 0.0, None, True)
         elif gross.value is None and due.value is not None:
             picks["gross_total"] = FieldPick(due.value, due.probability, 0.0, None, True)
+    for f, why in unstated(picks, doc.rows, doc.item_amounts).items():
+        picks[f] = FieldPick(None, 0.0, 0.0, None, withheld=withheld_note(picks[f].value, why))
     picks["currency"] = _currency_pick(doc)
     for f, pick in picks.items():
         if pick.value is None:
@@ -263,14 +268,6 @@ def _arithmetic(f: str, picks: dict) -> float:
 
 SELLER = "seller_name"
 PARTY_FIELDS = (SELLER, "buyer_name")
-
-
-def _same_place(a: Row | None, b: Row | None) -> bool:
-    """Are two fields' rows the same printed value (one date read for two fields)?"""
-    if a is None or b is None:
-        return False
-    places = {(c.line, tuple(c.bbox or ())) for c in a.cands}
-    return any((c.line, tuple(c.bbox or ())) in places for c in b.cands)
 
 
 def _labelled(row: Row) -> bool:
