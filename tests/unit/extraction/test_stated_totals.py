@@ -1,13 +1,18 @@
 """Net and VAT totals are given only as the page states them
-(:mod:`ledgerline.extraction.ranker.stated`). Invented values, one rule each."""
+(:mod:`ledgerline.extraction.ranker.stated`), and a gross total printed over a deduction is a
+subtotal. Invented values, one rule each."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from ledgerline.extraction.ranker import stated
+from cell_pages import page_of
+
+from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.ranker import joint, stated
 from ledgerline.extraction.ranker.features import FEATURE_INDEX, FEATURE_NAMES, Row
-from ledgerline.extraction.ranker.model import FieldPick
+from ledgerline.extraction.ranker.model import FieldPick, _subtotals
+from ledgerline.extraction.ranker.rows import document_rows
 from ledgerline.extraction.review import reasons_to_look
 
 D = Decimal
@@ -109,3 +114,33 @@ def test_a_withheld_value_says_in_its_review_reason_what_was_found():
     assert "tax_total: the page does not state it (16.00 was found, but computed from the " \
            "other totals, not printed)" in reasons
     assert "net_total: not found on the invoice" in reasons
+
+
+def test_a_gross_total_over_a_deduction_and_the_figure_after_it_is_a_subtotal():
+    dt = page_of(
+        (40, 800, "Invoice 4711"),
+        (380, 300, "Gross Total"), (500, 300, "$1,640.00"),
+        (380, 288, "Agency commission"), (506, 288, "-$246.00"),
+        (380, 276, "Sales Tax"), (516, 276, "$0.00"),
+        (380, 264, "NET TOTAL"), (500, 264, "$1,394.00"),
+    )
+    subtotals = _subtotals(document_rows(dt, find_candidates(dt)))
+    assert D("1640.00") in subtotals and D("1394.00") not in subtotals
+    values = {
+        "net_total": {D("1394.00"): 0.6, D("1640.00"): 0.5},
+        "tax_total": {D("0.00"): 0.5},
+        "gross_total": {D("1640.00"): 0.8, D("1394.00"): 0.3},
+        "amount_due": {},
+    }
+    assert joint.choose_totals(values)["gross_total"].value == D("1640.00")
+    assert joint.choose_totals(values, subtotals=subtotals)["gross_total"].value == D("1394.00")
+
+
+def test_a_page_that_prints_every_total_negative_has_no_subtotal():
+    dt = page_of(
+        (40, 800, "Credit note 12"),
+        (380, 300, "Total"), (500, 300, "-119.00"),
+        (380, 288, "Amount due"), (500, 288, "-119.00"),
+        (380, 276, "Balance"), (500, 276, "-119.00"),
+    )
+    assert _subtotals(document_rows(dt, find_candidates(dt))) == frozenset()

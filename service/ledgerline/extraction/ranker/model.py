@@ -15,6 +15,7 @@ import gzip
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         values[f], where[f] = _values(doc.rows[f], probs[f])
     totals = choose_totals(
         {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances,
-        deducted=_over_a_deduction(doc),
+        deducted=_over_a_deduction(doc), subtotals=_subtotals(doc),
     )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
@@ -186,6 +187,21 @@ def _over_a_deduction(doc: DocumentRows) -> frozenset:
     """Net totals printed over a deduction in their column of totals."""
     k = FEATURE_INDEX["col_deduction_below"]
     return frozenset(r.value for r in doc.rows["net_total"] if r.x[k])
+
+
+def _subtotals(doc: DocumentRows) -> frozenset:
+    """Gross-total candidates printed, wherever they are printed, over a deduction and a figure
+    under it in their column of totals ("Gross Total", "Commission", "Net Total"; "Subtotal",
+    "Discount", "Total"): the invoice's total is the figure after the deduction. Positive figures
+    only: on a page that prints every total negative, a negative figure deducts nothing."""
+    below, amounts = FEATURE_INDEX["col_deduction_below"], FEATURE_INDEX["col_amounts_below"]
+    places: dict = {}
+    for r in doc.rows["gross_total"]:
+        printed = r.cands[0].value
+        over = bool(r.x[below]) and r.x[amounts] >= 2 and isinstance(printed, Decimal) \
+            and printed > 0
+        places[r.value] = places.get(r.value, True) and over
+    return frozenset(v for v, over in places.items() if over)
 
 
 CURRENCY = "currency"
