@@ -35,6 +35,12 @@ MODEL_PATH, FORMAT = RANKER_MODEL, RANKER_FORMAT  # named with the cache key's v
 # An amount due the page does not print, taken to be the gross total (or a gross total taken to
 # be the amount due), is at most this sure.
 DERIVED_CEILING = 0.6
+# A seller name the page speaks against (the addressee's side, a label or a sentence, another
+# name holding the issuer's own lines) is at most this sure: below every acceptance threshold
+# the seller name has had, so that a person looks. Out of source, the wrong seller names taken
+# without review were of this kind, and with few of them left in the other sources, the
+# threshold fitted without them let them through.
+DISPUTED_CEILING = 0.5
 
 
 class ModelFileError(RuntimeError):
@@ -133,6 +139,8 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         pick.confidence = cal(pick.evidence) if cal is not None else pick.probability
         if pick.derived and f in ("amount_due", "gross_total") and pick.row is None:
             pick.confidence = min(DERIVED_CEILING, pick.confidence)
+        if f == SELLER and pick.evidence[EVIDENCE.index("against")] > 0:
+            pick.confidence = min(DISPUTED_CEILING, pick.confidence)
     return picks
 
 
