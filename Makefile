@@ -4,7 +4,7 @@
 # make venv   — the same, with the test dependencies
 # make lock   — infra/requirements.lock, the image's pinned and hashed dependencies
 # make train  — rebuild the field ranker's model file from ../shared/corpus and generated invoices
-# make calibrate-ocr — refit the confidence of OCR'd values (after `make train` or an OCR change)
+# make calibrate-ocr — refit the confidence and acceptance thresholds of OCR'd values (after `make train` or an OCR change)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -65,7 +65,7 @@ train: venv
 	PYTHONHASHSEED=0 $(PY) -m ledgerline_tools.ranker.train $(TRAIN_ARGS)
 
 # Scans and photos of generated invoices read by OCR (see ledgerline_tools/calibrate_ocr.py); its
-# map names the ranker model it was fitted with, so run it after `make train`.
+# calibration names the ranker model it was fitted with, so run it after `make train`.
 calibrate-ocr: venv
 	PYTHONHASHSEED=0 $(PY) -m ledgerline_tools.calibrate_ocr $(CALIBRATE_ARGS)
 

@@ -61,7 +61,10 @@ def _through_logging() -> None:
     """structlog's lines are records of the standard library's logging, whichever process
     writes them (configured or not: a library user's handlers get them too)."""
     structlog.configure(
-        processors=[*_SHARED, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        # A line below its logger's level is dropped before the processors time-stamp it (a
+        # worker writes one a job).
+        processors=[structlog.stdlib.filter_by_level, *_SHARED,
+                    structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True)

@@ -7,12 +7,14 @@ invoices, deterministically.
 Documents come from the sample generator, languages and layouts dealt round-robin, from a run
 seed that neither the ranker's training (``ranker/train.py``, seed 7) nor the benchmarks
 (``bench/ocr.py``: seeds 1..N; ``bench/generated_accuracy.py``: run seed 0) use. Each is read
-twice by OCR, through the extraction entry point as an upload is: as a flatbed scan at 150, 200
-or 300 dpi (in turn) and as a phone photo, each with the generator's drawn degradation. For
-every field a document's truth gives (a value given where the truth has none counts as wrong),
-the uncalibrated confidence and whether the value was right are recorded; the maps are fitted
-per field by the ranker's isotonic fit. The OCR identity and the ranker model's digest are
-written with them: refit after a change of either (about 45 minutes on two cores).
+twice by OCR, as an upload is: as a flatbed scan at 150, 200 or 300 dpi (in turn) and as a
+phone photo, each with the generator's drawn degradation. For every value read by OCR whose
+field the document's truth gives (a value given where the truth has none counts as wrong), its
+OCR evidence (``calibration.features``) and whether it was right are recorded; per field, the
+ranker's Platt scaling is fitted on them, and the acceptance threshold of OCR'd values is
+chosen on confidences from calibrators fitted without the value's document
+(:func:`fit_field`). The OCR identity and the ranker model's digest are written with them:
+refit after a change of either (about 11 minutes on two quiet cores).
 """
 from __future__ import annotations
 
@@ -23,9 +25,12 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from ledgerline.extraction.ocr.calibration import CALIBRATION_PATH, FORMAT
+from ledgerline.extraction.ocr.calibration import CALIBRATION_PATH, FORMAT, FieldCalibration
+from ledgerline.extraction.ranker.confidence import Calibrator, accept_threshold
+from ledgerline.extraction.ranker.confidence import fit as fit_calibrator
 
 RUN_SEED = 11  # samples.corpus.document_seed(11, i): a run no training or benchmark uses
 DOCS = 52  # every language (13) with four of the layouts, dealt in turn
@@ -52,15 +57,14 @@ def _upload(images: tuple[bytes, ...], dpi: int, folder: Path) -> Path:
     return path
 
 
-def outcomes(index: int) -> list[tuple[str, float, bool]]:
-    """(field, uncalibrated confidence, right) of every value read from document ``index``'s
-    scan and photo."""
-    from ledgerline.extraction import extract_pdf
-    from ledgerline.extraction.ocr.calibration import uncalibrated
+def outcomes(index: int) -> list[tuple[str, tuple, bool]]:
+    """(field, OCR evidence, right) of every value read by OCR from document ``index``'s scan
+    and photo whose field its truth gives (a value given where the truth has none is wrong)."""
+    from ledgerline.extraction.geometry import DocText
     from ledgerline.extraction.ocr.options import OcrOptions
+    from ledgerline.extraction.pipeline import ocr_evidence, read_pages, text_reading
 
     from . import samples
-    from .ranker.dataset import norm
     from .samples.corpus import document_seed, plan
     from .samples.scan import scan_pdf
 
@@ -72,22 +76,36 @@ def outcomes(index: int) -> list[tuple[str, float, bool]]:
         for _name, dpi, photo in _conditions(index):
             scan = scan_pdf(pdf, seed, dpi=dpi, photo=photo)
             path = _upload(scan.images, dpi, Path(tmp))
-            with uncalibrated():
-                document = extract_pdf(path, content_hash="blake3:" + "0" * 64,
-                                       use_embedded_xml=False, ocr=OcrOptions())
-            for field, entry in document["fields"].items():
-                if field not in truth or entry["value"] is None:
+            # read as an upload is (extraction's entry point tells an image by its content)
+            parsed, _ = read_pages(path, image=path.suffix != ".pdf", ocr_options=OcrOptions())
+            if not parsed.has_text_layer:  # OCR found no text: no value to learn from
+                continue
+            dt = DocText(parsed.pages)
+            reading = text_reading(dt)
+            for field, evidence in ocr_evidence(reading, dt).items():
+                if field not in truth:
                     continue
-                right = norm(field, entry["value"]) == norm(field, truth[field])
-                out.append((field, entry["confidence"], right))
+                out.append((field, evidence, _same(field, reading.fields[field].out_value(),
+                                                   truth[field])))
     return out
+
+
+def _same(field: str, value, truth) -> bool:
+    """Is the value read the truth's? A credit note's amounts are compared as magnitudes: the
+    page prints them either way, and their sign is the document type's, not the reading's."""
+    from ledgerline.extraction.document import AMOUNT_FIELDS, json_value
+
+    from .ranker.dataset import norm
+
+    got, want = norm(field, json_value(field, value)), norm(field, truth)
+    if field in AMOUNT_FIELDS and got is not None and want is not None:
+        return abs(got) == abs(want)
+    return got == want
 
 
 def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
     """The calibration file's content, from ``docs`` generated documents."""
     from ledgerline.extraction.ocr.identity import OCR_PIPELINE_VERSION, tesseract_version
-    from ledgerline.extraction.ocr.isotonic import MIN_POINTS
-    from ledgerline.extraction.ocr.isotonic import fit as fit_map
     from ledgerline.extraction.ranker.model import model_digest
 
     started = time.perf_counter()
@@ -96,20 +114,47 @@ def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
             results = pool.map(outcomes, range(docs), chunksize=1)
     else:
         results = [outcomes(i) for i in range(docs)]
-    by_field: dict[str, tuple[list, list]] = {}
-    for field, confidence, right in (o for one in results for o in one):
-        xs, ys = by_field.setdefault(field, ([], []))
-        xs.append(confidence)
-        ys.append(right)
+    by_field: dict[str, list[Outcome]] = {}
+    for index, one in enumerate(results):
+        for field, evidence, right in one:
+            by_field.setdefault(field, []).append(Outcome(evidence, right, index))
     fields = {}
-    for field, (xs, ys) in sorted(by_field.items()):
-        log(f"{field:16} {len(xs):4} values, {sum(ys):4} right")
-        if len(xs) >= MIN_POINTS:  # fewer: no map, the field keeps the product
-            fields[field] = fit_map(xs, ys).to_json()
+    for field, got in sorted(by_field.items()):
+        entry = fit_field(got)
+        log(f"{field:16} {len(got):4} values, {sum(o.right for o in got):4} right; "
+            f"threshold {entry.threshold}")
+        fields[field] = entry.to_json()
     log(f"{docs} documents, {2 * docs} readings in {time.perf_counter() - started:.0f} s")
     return {"format": FORMAT, "ocr": {"pipeline": OCR_PIPELINE_VERSION,
                                       "tesseract": tesseract_version()},
             "ranker": model_digest(), "documents": docs, "run_seed": RUN_SEED, "fields": fields}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    evidence: tuple  # calibration.features of the value
+    right: bool
+    document: int  # the generated document it was read from
+
+
+def fit_field(got: list[Outcome]) -> FieldCalibration:
+    """The calibrator of a field's OCR'd values, fitted on all of them, and the acceptance
+    threshold of its OCR'd values, chosen as the ranker chooses its own (``accept_threshold``)
+    on confidences each computed by a calibrator fitted without the value's document: no value
+    at least that sure was wrong on a document its calibrator had not seen."""
+    confidences, right = [], []
+    for document in sorted({o.document for o in got}):
+        held_out = _fit([o for o in got if o.document != document])
+        for o in got:
+            if o.document == document:
+                confidences.append(held_out(o.evidence))
+                right.append(o.right)
+    threshold = accept_threshold(confidences, right, [1.0] * len(right))
+    return FieldCalibration(_fit(got), threshold)
+
+
+def _fit(got: list[Outcome]) -> Calibrator:
+    return fit_calibrator([o.evidence for o in got], [o.right for o in got], [1.0] * len(got))
 
 
 def main(argv=None) -> int:

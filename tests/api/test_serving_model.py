@@ -6,6 +6,7 @@ thread under gevent is exercised by every `ledgerline serve` test: tests/e2e, te
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
@@ -30,12 +31,12 @@ def report(**extra):
 """
 
 
-def run_patched(body: str, env: dict | None = None) -> dict:
+def run_patched(body: str, env: dict | None = None, start_new_session: bool = False) -> dict:
     import os
 
     out = subprocess.run([sys.executable, "-c", TICKER + textwrap.dedent(body)],
                          capture_output=True, text=True, timeout=120,
-                         env={**os.environ, **(env or {})})
+                         env={**os.environ, **(env or {})}, start_new_session=start_new_session)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -138,7 +139,7 @@ def test_under_gevent_a_spare_child_is_forked_only_while_the_fork_server_runs():
         spare_while_up = sandbox._spare is not None
         sandbox.cancel()  # drops the spare
         sandbox.resume()
-        os.kill(forkserver._forkserver._forkserver_pid, signal.SIGTERM)
+        os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)  # the OOM killer's way
         time.sleep(1)
         measure()
         sandbox._prepare_spare()
@@ -146,6 +147,42 @@ def test_under_gevent_a_spare_child_is_forked_only_while_the_fork_server_runs():
     """)
     assert result["spare_while_up"] and not result["spare_when_gone"], result
     assert result["max_gap"] < 0.5, result
+
+
+def test_a_sigterm_to_the_process_group_leaves_the_fork_server_running(tmp_path):
+    """systemd's stop (and `kill -- -PGID`) sends SIGTERM to every process of the group. The
+    fork server must survive it: one killed in the middle of a start left that start waiting
+    for ever, and `serve`'s shutdown sat out gunicorn's whole graceful timeout. The children
+    keep the default action (multiprocessing's `terminate()` needs it)."""
+    from tests.hostile.test_api_stays_responsive import text_pdf
+
+    pdf = tmp_path / "invoice.pdf"
+    pdf.write_bytes(text_pdf(["Invoice INV-9", "Total 10.00 EUR"]))
+    result = run_patched(f"""
+        import os, signal
+        from multiprocessing import forkserver
+        from ledgerline.adapters.extractor import PdfExtractor
+        from ledgerline.adapters.sandbox import SandboxedExtractor
+        terms = []
+        signal.signal(signal.SIGTERM, lambda *_: terms.append(1))  # as gunicorn's worker does
+        sandbox = SandboxedExtractor(PdfExtractor())
+        sandbox.warm()
+        server = forkserver._forkserver._forkserver_pid
+        spare = sandbox._spare.proc
+        os.killpg(os.getpgrp(), signal.SIGTERM)
+        time.sleep(0.5)
+        server_alive = os.waitid(os.P_PID, server, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+        spare.join(5)
+        spare_exit = spare.exitcode
+        document = sandbox.extract({str(pdf)!r}, "blake3:" + "0" * 64)
+        report(server_alive=server_alive, spare_exit=spare_exit, terms=len(terms),
+               same_server=forkserver._forkserver._forkserver_pid == server,
+               number=document["fields"]["invoice_number"]["value"])
+    """, start_new_session=True)
+    assert result["terms"] == 1, result  # this process got its signal, and only once
+    assert result["server_alive"] and result["same_server"], result
+    assert result["spare_exit"] == -signal.SIGTERM, result
+    assert result["number"] == "INV-9", result
 
 
 def test_two_instances_on_one_host_share_nothing_and_clean_up(tmp_path):

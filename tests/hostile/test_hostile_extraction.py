@@ -303,3 +303,25 @@ def test_an_inner_extractor_the_child_cannot_receive_is_refused_at_construction(
 
     with pytest.raises((AttributeError, TypeError, pickle.PicklingError)):
         SandboxedExtractor(Local(), LIMITS)
+
+
+def test_a_spare_killed_while_it_rehearses_leaves_no_file_behind(tmp_path):
+    """A spare is discarded (killed) whenever it is not needed, often mid-rehearsal."""
+    import multiprocessing
+    import os
+    import signal
+
+    def rehearse_and_die():
+        import tempfile
+
+        from ledgerline.adapters import extractor, sandbox_warmup
+
+        tempfile.tempdir = str(tmp_path)
+        extractor.PdfExtractor.extract = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
+        sandbox_warmup.rehearse()
+
+    child = multiprocessing.get_context("fork").Process(target=rehearse_and_die)
+    child.start()
+    child.join(60)
+    assert child.exitcode == -signal.SIGKILL
+    assert list(tmp_path.iterdir()) == []

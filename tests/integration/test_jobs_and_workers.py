@@ -5,13 +5,14 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import one_connection, transaction
 from ledgerline.adapters.db.tables import cache_entries, jobs, model_calls
 from ledgerline.extraction.errors import ExtractionError
 from ledgerline.http.app import create_app
+from ledgerline.ports.database import StoreUnavailable
 from ledgerline.service_layer.worker import Worker
 from tests.conftest import make_tenant
 from tests.fakes import VERSIONS, ControlledExtractor, pdf_bytes
@@ -214,28 +215,78 @@ def test_cache_modes_change_what_is_served(make_services, mode):
 
 
 def test_a_job_costs_two_statements_on_postgresql_each_its_own_transaction(make_services,
-                                                                          backend):
+                                                                          backend, monkeypatch):
     """The claim (which opens the call) and the publish (which ends it) are one statement each,
-    in autocommit: no BEGIN, no COMMIT, no read between them."""
+    in autocommit: no BEGIN, no COMMIT, no read between them. Counted as the driver sends
+    them: the two run on psycopg's cursor, past SQLAlchemy's events."""
     if backend.name != "production":
         pytest.skip("round trips are PostgreSQL's; SQLite runs the same steps in process")
+    import psycopg
+
     services = make_services(extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")
     client = create_app(services).test_client()
     for i in range(3):
         post(client, tenant.keys["customer"], pdf_bytes(f"lean-{i}"))
     sent = []
+    execute = psycopg.Cursor.execute
 
-    @event.listens_for(services.engine, "before_cursor_execute")
-    def count(conn, cursor, statement, parameters, context, executemany):
-        sent.append((statement.split()[:3], conn.connection.driver_connection.autocommit))
+    def count(cursor, query, *args, **kwargs):
+        sent.append((str(query).split()[:3], cursor.connection.autocommit))
+        return execute(cursor, query, *args, **kwargs)
 
     worker = Worker(services, name="lean")
-    with one_connection(services.engine):
+    with one_connection(services.engine), monkeypatch.context() as patched:
+        patched.setattr(psycopg.Cursor, "execute", count)
         assert all(worker.run_once() for _ in range(3))
         assert not worker.run_once()  # and an idle claim is one statement too
-    event.remove(services.engine, "before_cursor_execute", count)
     assert [words for words, _ in sent] == [["WITH", "claimed", "AS"], ["WITH", "done", "AS"]] * 3 \
         + [["WITH", "claimed", "AS"]]
     assert all(autocommit for _, autocommit in sent)
     assert [c.outcome for c in ledger(services)] == ["published"] * 3
+
+
+def test_a_worker_holding_its_connection_adds_nothing_to_it_with_each_job(make_services,
+                                                                          backend):
+    """SQLAlchemy remembers a reset for the pool's check-in at every setting of a connection's
+    isolation level, and a worker holds its connection for as long as it runs: its jobs set
+    the level only when it changes, so the connection's record stays as it was."""
+    if backend.name != "production":
+        pytest.skip("the isolation level is set for PostgreSQL's autocommit statements")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    for i in range(5):
+        post(client, tenant.keys["customer"], pdf_bytes(f"held-{i}"))
+    worker = Worker(services, name="held")
+    with one_connection(services.engine):
+        assert worker.run_once()
+        with transaction(services.engine, write=False) as conn:
+            record = conn.connection._connection_record
+        kept = len(record.finalize_callback)
+        assert all(worker.run_once() for _ in range(4))
+        assert len(record.finalize_callback) == kept
+
+
+def test_a_claim_on_a_connection_the_server_ended_fails_as_unavailable_and_is_not_reused(
+        make_services, backend):
+    """The claim runs on psycopg's cursor, past SQLAlchemy's execution: a connection that broke
+    under it still leaves as StoreUnavailable and is given up, and the next claim (which first
+    hands back the one that may have committed unseen) runs on a fresh connection."""
+    if backend.name != "production":
+        pytest.skip("a server ends connections; SQLite has none")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    post(create_app(services).test_client(), tenant.keys["customer"], pdf_bytes("cut"))
+    worker = Worker(services, name="cut")
+    with one_connection(services.engine):
+        with transaction(services.engine, write=False) as conn:
+            held = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with services.engine.connect() as other:
+            other.exec_driver_sql(f"SELECT pg_terminate_backend({held})")
+        with pytest.raises(StoreUnavailable):
+            worker.run_once()
+        assert worker.run_once()
+        with transaction(services.engine, write=False) as conn:
+            assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != held
+    assert [c.outcome for c in ledger(services)] == ["published"]

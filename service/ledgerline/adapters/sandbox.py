@@ -59,11 +59,12 @@ POLL_SECONDS = 0.1  # how often a waiting parent looks at an external cancel eve
 # The child's own alarm rings this long before the parent's deadline, so that it can answer.
 ALARM_MARGIN_SECONDS = 0.5
 # Modules every child needs, imported once in the fork server instead of once per document.
-PRELOAD = ["__main__", "ledgerline.adapters.sandbox", "ledgerline.adapters.sandbox_warmup"]
+PRELOAD = ["ledgerline.adapters.sandbox_server", "__main__", "ledgerline.adapters.sandbox",
+           "ledgerline.adapters.sandbox_warmup"]
 # A server that warms nothing up: each child imports what its document needs. For a process
 # that extracts a file or two (`ledgerline extract`), where seconds of warm-up (the official
 # rules, Tesseract's models for every language) would cost more than they save.
-PRELOAD_COLD = ["__main__", "ledgerline.adapters.sandbox"]
+PRELOAD_COLD = ["ledgerline.adapters.sandbox_server", "__main__", "ledgerline.adapters.sandbox"]
 
 
 @dataclass(frozen=True)
@@ -389,6 +390,7 @@ def _start(proc: multiprocessing.Process, *cancel_events: threading.Event) -> No
 def _first_start(proc: multiprocessing.Process) -> None:
     with _native_start_lock():
         proc.start()
+
 
 
 # Set once a start has come back from the fork server (it may restart later: then one start

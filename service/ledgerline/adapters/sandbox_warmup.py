@@ -152,13 +152,15 @@ def _extract_sample_invoice() -> None:
     from .preflight import PreflightLimits, check_pdf
 
     fd, path = tempfile.mkstemp(prefix="warmup-", suffix=".pdf")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(sample_invoice())
-        check_pdf(path, PreflightLimits(max_pages=1, max_decompressed_bytes=1 << 20))
-        PdfExtractor().extract(path, "blake3:" + "0" * 64)
-    finally:
-        os.unlink(path)
+    # Unlinked at once and read through this process's descriptor: a spare killed while it
+    # rehearses (discarded, or the process group stopped) leaves no file behind.
+    os.unlink(path)
+    with os.fdopen(fd, "wb") as f:
+        f.write(sample_invoice())
+        f.flush()
+        opened = f"/proc/self/fd/{fd}"
+        check_pdf(opened, PreflightLimits(max_pages=1, max_decompressed_bytes=1 << 20))
+        PdfExtractor().extract(opened, "blake3:" + "0" * 64)
 
 
 def _compile_schematron() -> None:

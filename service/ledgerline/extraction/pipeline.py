@@ -6,7 +6,7 @@ Source (PDF text layer and OCR, page by page; embedded XML; standalone XML) → 
 candidate generation (``finders``) → the learned ranker (``ranker``) → EN 16931 validations →
 the invoice-v2 document. OCR pages are the same positioned-text model as text-layer pages, so everything after
 the source treats them alike; only a field's confidence also says how sure OCR was of the words
-it was read from.
+it was read from, and an OCR'd value is calibrated and held to a threshold apart (``ocr``).
 """
 
 from __future__ import annotations
@@ -17,18 +17,19 @@ from decimal import Decimal
 from . import document as D
 from . import document_type as T
 from . import ocr, review
+from .ocr import calibration as ocr_calibration
 from .checks import schematron
 from .errors import ExtractionError
 from .finders import find_candidates
 from .finders.line_items import extract_line_items
 from .geometry import DocText
 from .model import location_confidence
-from .ocr.calibration import calibrated as ocr_calibrated
 from .ranker import choose
 from .sources.einvoice_xml import parse_invoice_xml, pick_invoice_attachment
 from .sources.pdf_text import ParsedPdf, parse_pdf
 from .sources.xml_model import XmlInvoice
 from .sources.xml_parsing import MAX_XML_BYTES
+from .unread import unread_labels
 from .validation import (
     apply_to_confidence,
     arithmetic_rules,
@@ -44,22 +45,42 @@ from .xml_crosscheck import xml_fields
 LOW_CONFIDENCE = 0.6
 
 
-def _text_entries(fields: dict, dt: DocText) -> dict:
-    """Field entries of the chosen candidates: the choice's score times how sure the source was
-    of the text the value was read from (1 for a text layer, the words' confidence for OCR);
-    for a value OCR read, that product calibrated on OCR'd documents."""
-    out = {}
-    for name, cand in fields.items():
+def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
+    """Field entries of the chosen candidates, and the confidence each needs to be taken
+    without review. A value's confidence is the choice's score times how sure the source was
+    of the text it was read from (1 for a text layer); a value read by OCR is calibrated again
+    from its OCR evidence (:mod:`.ocr.calibration`) and held to its field's threshold for OCR'd
+    values, or, where that calibration has no entry for its field, never taken unseen."""
+    out, thresholds = {}, dict(reading.thresholds)
+    evidence = ocr_evidence(reading, dt)
+    for name, cand in reading.fields.items():
         if cand is None:
             out[name] = D.field_entry(name, None, 0.0)
-        else:
-            read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
-            confidence = cand.score * read
-            if _read_by_ocr(dt, cand):
-                confidence = ocr_calibrated(name, confidence)
-            out[name] = D.field_entry(
-                name, cand.out_value(), confidence, cand.raw, cand.page, cand.bbox
-            )
+            continue
+        read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
+        confidence = cand.score * read
+        if _read_by_ocr(dt, cand):
+            calibration = ocr_calibration.of_field(name) if name in evidence else None
+            if calibration is None:
+                thresholds[name] = review.NO_THRESHOLD
+            else:
+                confidence = calibration.calibrator(evidence[name])
+                thresholds[name] = calibration.threshold
+        out[name] = D.field_entry(
+            name, cand.out_value(), confidence, cand.raw, cand.page, cand.bbox
+        )
+    return out, thresholds
+
+
+def ocr_evidence(reading: TextReading, dt: DocText) -> dict[str, tuple[float, ...]]:
+    """The OCR evidence (:func:`.ocr.calibration.features`) of every chosen value read by OCR
+    whose confidence the ranker gave from its evidence."""
+    out = {}
+    for name, cand in reading.fields.items():
+        if cand is None or name not in reading.evidence or not _read_by_ocr(dt, cand):
+            continue
+        read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
+        out[name] = ocr_calibration.features(reading.evidence[name], read)
     return out
 
 
@@ -83,17 +104,22 @@ class TextReading:
     kind: T.DocumentType
     thresholds: dict  # field -> the confidence it needs to be taken without review
     notes: dict  # field -> what its confidence rests on, for a review reason
+    evidence: dict  # field -> the ranker's evidence of its value (ranker.confidence.EVIDENCE)
 
 
-def _text_layer(dt: DocText, ranker=None) -> TextReading:
+def text_reading(dt: DocText, ranker=None) -> TextReading:
+    """What the page's text says, decided by ``ranker`` (the committed model by default)."""
     found = find_candidates(dt)
     items = extract_line_items(dt)
     choice = choose(dt, found, items, ranker)
     reasons = list(choice.reasons)
     for name in choice.vat_checksum_failed:
         reasons.append(f"{name}: printed VAT identifier fails its checksum")
+    for name, label in unread_labels(dt, found).items():
+        reasons.append(f"{name}: its label {label!r} is printed, but OCR read no value beside it")
     kind = T.of_text(dt, _printed_totals(choice.fields))
-    return TextReading(choice.fields, items, reasons, kind, choice.thresholds, choice.notes)
+    return TextReading(choice.fields, items, reasons, kind, choice.thresholds, choice.notes,
+                       choice.evidence)
 
 
 def _printed_totals(fields: dict) -> dict:
@@ -169,8 +195,9 @@ def _from_xml(inv, dt: DocText | None, text_fields, reasons: list[str], *, embed
 
 
 def _from_text(dt: DocText, reading: TextReading, reasons: list[str]):
-    """(fields, line items, validations) of an invoice read from its text alone."""
-    fields = _text_entries(reading.fields, dt)
+    """(fields, line items, validations, acceptance thresholds) of an invoice read from its
+    text alone."""
+    fields, thresholds = _text_entries(reading, dt)
     items = _typed(fields, reading.items, reading.kind, reasons)
     values = {k: (v["value"]) for k, v in fields.items()}
     # totals computed from the other totals (not a sum of printed VAT rows) prove nothing
@@ -181,7 +208,7 @@ def _from_text(dt: DocText, reading: TextReading, reasons: list[str]):
     validations = run_all(
         values, line_items=items, totals=None, tax_breakdown=None, derived=derived
     )
-    return fields, items, validations
+    return fields, items, validations, thresholds
 
 
 def _finish(fields, validations, reasons) -> None:
@@ -248,7 +275,7 @@ def extract(
     if not has_text and xml is None:
         raise ExtractionError("no_text_layer", "no text layer, and OCR found no text either")
     dt = DocText(parsed.pages) if has_text else None
-    reading = _text_layer(dt) if dt is not None else None
+    reading = text_reading(dt) if dt is not None else None
     if xml is None:
         document = _text_document(dt, reading, source="ocr" if ocr_pages else "text_layer",
                                   pages=len(parsed.pages), versions=versions,
@@ -278,11 +305,11 @@ def _text_document(dt: DocText, reading: TextReading, *, source: str, pages: int
     """The document of a page read from its text: its fields, checks and the reasons a person
     must look (:mod:`.review`: none, and it is taken as it is)."""
     reasons = list(reading.reasons)
-    fields, line_items, validations = _from_text(dt, reading, reasons)
+    fields, line_items, validations, thresholds = _from_text(dt, reading, reasons)
     reasons.extend(review.contradictions(fields))
     _finish(fields, validations, reasons)
     named = {r.split(":", 1)[0] for r in reasons}
-    reasons.extend(r for r in review.reasons_to_look(fields, reading.thresholds, reading.notes)
+    reasons.extend(r for r in review.reasons_to_look(fields, thresholds, reading.notes)
                    if r.split(":", 1)[0] not in named or "not found" not in r)
     return D.build_document(
         source=source,
@@ -304,5 +331,5 @@ def document_of_pages(pages: list, *, ranker=None, content_hash: str = "blake3:"
     from .versions import versions as current
 
     dt = DocText(pages)
-    return _text_document(dt, _text_layer(dt, ranker), source="text_layer", pages=len(pages),
+    return _text_document(dt, text_reading(dt, ranker), source="text_layer", pages=len(pages),
                           versions=versions or current(), content_hash=content_hash)

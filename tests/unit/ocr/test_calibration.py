@@ -1,5 +1,6 @@
-"""A value read by OCR gets the confidence its field's OCR'd values earned on OCR'd documents;
-a text layer's values keep theirs, and the map is part of the cache key."""
+"""A value read by OCR gets the confidence its OCR evidence earned on OCR'd documents and is held
+to its field's threshold for OCR'd values; a text layer's values keep theirs, and the
+calibration is part of the cache key."""
 from __future__ import annotations
 
 import json
@@ -8,25 +9,33 @@ import pytest
 
 from ledgerline.extraction import ocr
 from ledgerline.extraction.ocr import calibration, identity
-from ledgerline.extraction.ocr.isotonic import fit
+from ledgerline.extraction.ranker.confidence import EVIDENCE, Calibrator
 from tests import scans
 
 KEY = ("invoice_number", "issue_date", "currency", "gross_total", "seller_name")
+ACCEPTED = (*KEY, "net_total", "tax_total")
+WIDTH = len(EVIDENCE) + len(calibration.OCR_EVIDENCE)
+# A calibrator that reads only how sure OCR was of the words: sigmoid(-10 + 5 logit(words)),
+# 0.9 at a word confidence of about 0.96.
+WORDS_ONLY = Calibrator(coef=(0.0,) * (WIDTH - 1) + (5.0,), intercept=-10.0,
+                        mean=(0.0,) * WIDTH, scale=(1.0,) * WIDTH)
+
+
+def write(path, thresholds: dict, **extra) -> None:
+    fields = {f: calibration.FieldCalibration(WORDS_ONLY, t).to_json()
+              for f, t in thresholds.items()}
+    path.write_text(json.dumps({"format": calibration.FORMAT, "fields": fields, **extra}))
+    calibration.fields.cache_clear()
 
 
 @pytest.fixture
-def map_file(tmp_path, monkeypatch):
-    """A calibration file that says every OCR'd value of every field was right."""
-    xs = [k / 100 for k in range(20, 100)] * 5
-    fields = {f: fit(xs, [True] * len(xs)).to_json() for f in (*KEY, "net_total", "tax_total",
-                                                                "amount_due")}
+def calibration_file(tmp_path, monkeypatch):
     path = tmp_path / "calibration.json"
-    path.write_text(json.dumps({"format": calibration.FORMAT, "fields": fields}))
     monkeypatch.setattr(calibration, "CALIBRATION_PATH", path)
     monkeypatch.setattr(identity, "CALIBRATION_FILE", path)
-    calibration.maps.cache_clear()
+    write(path, dict.fromkeys(ACCEPTED, 0.0))
     yield path
-    calibration.maps.cache_clear()
+    calibration.fields.cache_clear()
 
 
 def extract(tmp_path, data: bytes, name: str) -> dict:
@@ -38,58 +47,144 @@ def extract(tmp_path, data: bytes, name: str) -> dict:
                        ocr=ocr.OcrOptions(languages=("en",)))
 
 
-def test_an_ocr_read_value_takes_its_fields_calibrated_confidence(tmp_path, map_file):
+def ocr_evidence(tmp_path, data: bytes, name: str) -> dict:
+    from ledgerline.extraction.geometry import DocText
+    from ledgerline.extraction.pipeline import ocr_evidence, read_pages, text_reading
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    parsed, _ = read_pages(path, image=True, ocr_options=ocr.OcrOptions(languages=("en",)))
+    dt = DocText(parsed.pages)
+    return ocr_evidence(text_reading(dt), dt)
+
+
+def below_threshold(document: dict) -> set[str]:
+    return {r.split(":", 1)[0] for r in document["review"]["reasons"]
+            if "it needs to be taken without review" in r}
+
+
+def test_an_ocr_read_value_takes_the_confidence_of_its_ocr_evidence(tmp_path,
+                                                                      calibration_file):
     scan = scans.encode(scans.render(dpi=200), "PNG")
-    with calibration.uncalibrated():
-        raw = extract(tmp_path, scan, "scan.png")["fields"]
+    evidence = ocr_evidence(tmp_path, scan, "scan.png")
     got = extract(tmp_path, scan, "scan.png")["fields"]
     for field in KEY:
-        assert got[field]["value"] == raw[field]["value"] == scans.EXPECTED[field]
-        # The map's value for the uncalibrated product (rounded as documents round).
-        mapped = calibration.calibrated(field, raw[field]["confidence"])
-        assert got[field]["confidence"] == pytest.approx(mapped, abs=0.002)
-        assert got[field]["confidence"] >= 0.95
+        assert got[field]["value"] == scans.EXPECTED[field]
+        assert len(evidence[field]) == WIDTH
+        assert got[field]["confidence"] == pytest.approx(WORDS_ONLY(evidence[field]), abs=0.002)
 
 
-def test_a_text_layer_value_keeps_its_confidence(tmp_path, map_file):
+def test_an_ocr_read_value_is_held_to_its_fields_threshold_for_ocr(tmp_path, calibration_file):
+    """The text layer's thresholds are not the ones an OCR'd value must reach: with the OCR
+    thresholds at 0 no key field asks for review for its confidence, at 1.01 every one does,
+    and a field the calibration does not know is never taken unseen."""
+    scan = scans.encode(scans.render(dpi=200), "PNG")
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & set(KEY) == set()
+    write(calibration_file, {**dict.fromkeys(ACCEPTED, 0.0), "invoice_number": 1.01})
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & set(KEY) == {"invoice_number"}
+    write(calibration_file, {f: 0.0 for f in ACCEPTED if f != "issue_date"})
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & set(KEY) == {"issue_date"}
+
+
+def test_a_text_layer_value_keeps_its_confidence(tmp_path, calibration_file):
     pdf = scans.invoice_pdf()
-    with calibration.uncalibrated():
-        raw = extract(tmp_path, pdf, "invoice.pdf")["fields"]
-    got = extract(tmp_path, pdf, "invoice.pdf")["fields"]
-    assert {f: got[f]["confidence"] for f in KEY} == {f: raw[f]["confidence"] for f in KEY}
+    before = extract(tmp_path, pdf, "invoice.pdf")["fields"]
+    write(calibration_file, {})
+    after = extract(tmp_path, pdf, "invoice.pdf")["fields"]
+    assert {f: after[f]["confidence"] for f in KEY} == {f: before[f]["confidence"] for f in KEY}
 
 
-def test_the_map_is_part_of_the_ocr_identity(map_file):
+def test_the_calibration_is_part_of_the_ocr_identity(calibration_file):
     before = identity.fingerprint(ocr.OcrOptions())["calibration"]
-    map_file.write_text(map_file.read_text() + " ")
+    calibration_file.write_text(calibration_file.read_text() + " ")
     identity._digests.clear()
     assert identity.fingerprint(ocr.OcrOptions())["calibration"] != before
 
 
-def test_a_map_fitted_with_another_ranker_or_ocr_is_not_applied(tmp_path, map_file):
-    """A map fitted before a retrained ranker or an OCR pipeline change says nothing of the
-    values they now produce: OCR'd values keep the uncalibrated product until
-    `make calibrate-ocr` runs again."""
+def test_a_calibration_fitted_with_another_ranker_or_ocr_is_not_applied(calibration_file):
+    """A calibration fitted before a retrained ranker or an OCR pipeline change says nothing
+    of the values they now produce: no OCR'd value is taken unseen until `make calibrate-ocr`
+    runs again."""
     from ledgerline.extraction.ranker.model import model_digest
 
-    data = json.loads(map_file.read_text())
     current = {"ocr": {"pipeline": identity.OCR_PIPELINE_VERSION}, "ranker": model_digest()}
     for stale in ({**current, "ranker": "0" * 64},
                   {**current, "ocr": {"pipeline": "ocr-1999.01.1"}}):
-        map_file.write_text(json.dumps({**data, **stale}))
-        calibration.maps.cache_clear()
-        assert calibration.maps() == {}
-        assert calibration.calibrated("seller_name", 0.5) == 0.5
-    map_file.write_text(json.dumps({**data, **current}))
-    calibration.maps.cache_clear()
-    assert set(calibration.maps()) >= set(KEY)
-    assert calibration.calibrated("seller_name", 0.5) > 0.9
+        write(calibration_file, dict.fromkeys(ACCEPTED, 0.0), **stale)
+        assert calibration.fields() == {}
+        assert calibration.of_field("seller_name") is None
+    write(calibration_file, dict.fromkeys(ACCEPTED, 0.0), **current)
+    assert set(calibration.fields()) == set(ACCEPTED)
 
 
-def test_the_shipped_map_is_well_formed():
+def test_the_shipped_calibration_is_well_formed():
     data = json.loads(calibration.CALIBRATION_PATH.read_text())
     assert data["format"] == calibration.FORMAT and data["documents"] > 0
+    assert calibration.fitted_for_another_model(data) is None
     for field, entry in data["fields"].items():
-        cal = calibration.Calibration.from_json(entry)
-        assert list(cal.xs) == sorted(cal.xs), field
-        assert list(cal.ys) == sorted(cal.ys) and all(0 <= y <= 1 for y in cal.ys), field
+        fitted = calibration.FieldCalibration.from_json(entry)
+        assert len(fitted.calibrator.coef) in (0, WIDTH), field
+        assert 0.0 <= fitted.threshold <= 1.01, field
+
+
+# -- end to end, with the shipped calibration -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def clean_scan():
+    """A generated English invoice (a seed no calibration or benchmark reads) as a flatbed scan
+    at 200 dpi, its truth, and its extraction."""
+    import tempfile
+    from pathlib import Path
+
+    from ledgerline_tools import samples
+    from ledgerline_tools.samples.scan import scan_pdf
+
+    pdf, truth = samples.generate(SEED, lang="en", template="letterhead")
+    page = scan_pdf(pdf, SEED, dpi=200).images
+    assert len(page) == 1
+    with tempfile.TemporaryDirectory() as tmp:
+        return page[0], truth, extract(Path(tmp), page[0], "scan.jpg")
+
+
+SEED = 2002
+
+
+def smudged(page: bytes, bbox: list, radius: float) -> bytes:
+    """The scan with a smudge (a blur of ``radius`` pixels) over the value printed at ``bbox``
+    (PDF points, from the page's bottom left)."""
+    import io
+
+    from PIL import Image, ImageFilter
+
+    image = Image.open(io.BytesIO(page)).convert("L")
+    scale = 200 / 72
+    x0, y0, x1, y1 = bbox
+    box = (int(x0 * scale), int(image.height - y1 * scale), int(x1 * scale) + 1,
+           int(image.height - y0 * scale) + 1)
+    image.paste(image.crop(box).filter(ImageFilter.GaussianBlur(radius)), box[:2])
+    return scans.encode(image, "JPEG", quality=92)
+
+
+def test_a_clean_scan_is_taken_without_review_with_every_key_field_right(clean_scan):
+    from ledgerline_tools.ranker.dataset import norm
+
+    _, truth, document = clean_scan
+    assert document["source"] == "ocr"
+    assert document["review"] == {"required": False, "reasons": []}
+    for field in KEY:
+        assert norm(field, document["fields"][field]["value"]) == norm(field, truth[field])
+
+
+@pytest.mark.parametrize(("field", "radius"), [("invoice_number", 4.0), ("issue_date", 8.0)])
+def test_a_scan_whose_key_value_is_smudged_is_not_taken_with_the_wrong_value(
+        tmp_path, clean_scan, field, radius):
+    """OCR cannot read the smudged value; the ranker takes another one from the page (a
+    registration number, another date), as sure as the right one: the document asks for
+    review, naming the field."""
+    from ledgerline_tools.ranker.dataset import norm
+
+    page, truth, document = clean_scan
+    got = extract(tmp_path, smudged(page, document["fields"][field]["bbox"], radius), "scan.jpg")
+    assert norm(field, got["fields"][field]["value"]) != norm(field, truth[field])
+    assert got["review"]["required"]
+    assert any(r.startswith(f"{field}: ") for r in got["review"]["reasons"])

@@ -17,14 +17,14 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from ...domain.ids import pseudonym
-from ...domain.jobs import CallOutcome, JobStatus
+from ...domain.jobs import CallOutcome
 from ...ports.invoices import Deleted, LockedInvoice
+from .claims import in_flight
 from .clock import db_now
 from .tables import (UTC, accounts, api_keys, auth_state, blobs, cache_entries,
                      dashboard_sessions, invoice_corrections, invoices, jobs, model_calls,
                      results, webhook_attempts, webhook_deliveries, webhook_endpoints)
 
-IN_FLIGHT = (JobStatus.PENDING.value, JobStatus.RUNNING.value)
 
 
 def _still_needed(conn: Connection, job_id: str) -> bool:
@@ -63,7 +63,7 @@ def _forget_original(conn: Connection, account: str, content_hash: str) -> str |
     in_use = or_(
         exists().where(invoices.c.account == account, invoices.c.content_hash == content_hash),
         exists().where(jobs.c.account == account, jobs.c.content_hash == content_hash,
-                       jobs.c.status.in_(IN_FLIGHT), jobs.c.leader_id.is_(None)))
+                       in_flight()))
     try:
         with conn.begin_nested():
             return conn.execute(delete(blobs).where(

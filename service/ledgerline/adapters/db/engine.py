@@ -216,8 +216,12 @@ def postgresql_kind(conn: Connection, write: bool, single_statement: bool) -> Co
     cache hit makes three reads). So does a write the caller makes in one statement
     (`single_statement`, however many data-modifying CTEs it carries): PostgreSQL runs it as
     its own transaction, all or nothing, in one round trip instead of three. Set in place, on
-    a held connection too."""
+    a held connection too, and only when it changes: SQLAlchemy adds a reset for the pool's
+    check-in at every setting, and a worker holds its connection for as long as it runs (two
+    settings a job grew its connection's record by two callbacks a job, and cost CPU)."""
     level = conn.default_isolation_level if write and not single_statement else "AUTOCOMMIT"
+    if conn.get_execution_options().get("isolation_level") == level:
+        return conn
     return conn.execution_options(isolation_level=level)
 
 

@@ -11,12 +11,12 @@ from sqlalchemy import Connection, delete, exists, func, select
 from sqlalchemy.exc import IntegrityError
 
 from ...domain.jobs import CallOutcome, JobStatus
+from .claims import in_flight
 from .clock import db_now, db_now_plus
 from .engine import insert_for
 from .tables import blobs, cache_entries, invoices, jobs, model_calls, results, shadow_fields
 
 FINISHED = (JobStatus.COMPLETED.value, JobStatus.FAILED.value)
-IN_FLIGHT = (JobStatus.PENDING.value, JobStatus.RUNNING.value)
 
 
 def _locked(query):
@@ -77,7 +77,7 @@ def unreferenced_originals(conn: Connection, horizon_seconds: float, batch: int)
 def _in_flight_job_for(blob):
     return exists().where(jobs.c.account == blob.c.account,
                           jobs.c.content_hash == blob.c.content_hash,
-                          jobs.c.status.in_(IN_FLIGHT), jobs.c.leader_id.is_(None))
+                          in_flight())
 
 
 def forget_original(conn: Connection, account: str, content_hash: str,

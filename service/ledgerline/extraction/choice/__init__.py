@@ -35,6 +35,9 @@ class Choice:
     # (the learned ranker's; the rules alone accept nothing without review)
     thresholds: dict = field(default_factory=dict)
     notes: dict = field(default_factory=dict)  # field -> what its confidence rests on
+    # field -> the evidence its confidence was calibrated from (the ranker's
+    # ``confidence.EVIDENCE``), which a value read by OCR is calibrated from again (``ocr/``)
+    evidence: dict = field(default_factory=dict)
 
 
 def _by_kind(cands: list[Candidate], kind: str) -> list[Candidate]:

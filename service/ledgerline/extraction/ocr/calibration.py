@@ -1,40 +1,63 @@
-"""Confidence of values read by OCR, calibrated on OCR'd documents apart from text layers.
+"""Confidence of values read by OCR, and the confidence they need to be taken without review,
+both fitted on OCR'd documents apart from text layers.
 
-A field's confidence is the ranker's calibrated probability times how sure OCR was of the words
-it was read from. Both factors were fitted on other things: the ranker's map on text layers,
-whose words are never misread; the word confidence is Tesseract's own, which is not a
-probability at all (a cleanly printed word reads 0.93 as often as 0.97). Their product kept
-every OCR'd value under 0.9, right or wrong. So for a value read by OCR the product is mapped,
-field by field, to the share of such values that were right on OCR'd documents: scans and
-photos of generated invoices the ranker was not trained on and the benchmarks do not score
-(fitted by ``ledgerline_tools/calibrate_ocr.py``), with the same conservative isotonic map the
-ranker's calibration uses (a block's value is the lower end of its 99 % Wilson interval).
+The ranker's confidence of a value (:mod:`..ranker.confidence`) and the acceptance threshold it
+is held to were fitted on text layers, whose words are never misread; the word confidence is
+Tesseract's own, which is not a probability at all (a cleanly printed word reads 0.93 as often
+as 0.97). Their product, mapped to the share of such values that were right, put a right OCR'd
+date at 0.63 against the text layer's threshold of 0.97, so no scan was ever taken without
+review. So a value read by OCR is calibrated again from its evidence: the ranker's evidence of
+the value (:data:`..ranker.confidence.EVIDENCE`) and how sure OCR was of its words
+(:func:`features`), by the ranker's Platt scaling, on scans and photos of generated invoices the
+ranker was not trained on and the benchmarks do not score; and its field's acceptance threshold
+for OCR'd values is chosen on that data as the ranker chooses its own, on confidences each
+computed by a calibrator fitted without the value's document (``ledgerline_tools/calibrate_ocr.py``).
 
-The map's file (``calibration.json`` beside this module) names the OCR identity and the ranker
-model it was fitted with; its digest is part of the OCR identity, so a new map is a new cache
-key. A field without a map keeps the product.
+The file (``calibration.json`` beside this module) names the OCR identity and the ranker model
+it was fitted with; its digest is part of the OCR identity, so a new one is a new cache key. A
+field it has no entry for, or a file fitted with another pipeline or ranker, leaves the OCR'd
+value the product of the ranker's and the words' confidence, never taken without review.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
+from dataclasses import dataclass
 from functools import lru_cache
 
-from .isotonic import Calibration
+from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-1"
+FORMAT = "ledgerline-ocr-calibration-2"
+# What a value's OCR evidence adds to the ranker's (confidence.EVIDENCE), in features() order.
+OCR_EVIDENCE = ("logit_words",)
 log = logging.getLogger(__name__)
 
-_disabled = False
+
+@dataclass(frozen=True)
+class FieldCalibration:
+    calibrator: Calibrator  # the OCR evidence of a value -> its confidence
+    threshold: float  # the confidence an OCR'd value needs to be taken without review
+
+    def to_json(self) -> dict:
+        return {"calibrator": self.calibrator.to_json(), "accept_threshold": self.threshold}
+
+    @classmethod
+    def from_json(cls, data: dict) -> FieldCalibration:
+        return cls(Calibrator.from_json(data["calibrator"]), data["accept_threshold"])
+
+
+def features(evidence: tuple, words: float) -> tuple[float, ...]:
+    """A value's OCR evidence: the ranker's evidence of it and the (logit of the) lowest
+    confidence OCR gave the words it was read from."""
+    return (*evidence, logit(words))
 
 
 @lru_cache(maxsize=1)
-def maps() -> dict[str, Calibration]:
-    """The fitted maps by field: none where the file is missing, or where it was fitted with
-    another OCR pipeline or ranker, whose confidences it says nothing of (a stale map could
-    make a wrong value look sure; the uncalibrated product is the safe side)."""
+def fields() -> dict[str, FieldCalibration]:
+    """The fitted calibration by field: none where the file is missing, or where it was fitted
+    with another OCR pipeline or ranker, whose values it says nothing of (a stale calibration
+    could make a wrong value look sure)."""
     try:
         data = json.loads(CALIBRATION_PATH.read_text())
     except FileNotFoundError:
@@ -43,14 +66,14 @@ def maps() -> dict[str, Calibration]:
         raise ValueError(f"{CALIBRATION_PATH.name} is not a {FORMAT} file")
     stale = fitted_for_another_model(data)
     if stale:
-        log.warning("OCR confidence map not applied: fitted with another %s; run "
+        log.warning("OCR calibration not applied: fitted with another %s; run "
                     "`make calibrate-ocr`", stale)
         return {}
-    return {field: Calibration.from_json(entry) for field, entry in data["fields"].items()}
+    return {field: FieldCalibration.from_json(entry) for field, entry in data["fields"].items()}
 
 
 def fitted_for_another_model(data: dict) -> str | None:
-    """What the map was fitted with that is no longer what reads: "OCR pipeline", "ranker",
+    """What the file was fitted with that is no longer what reads: "OCR pipeline", "ranker",
     or None when it is current. A file without these names (a test's) is taken as current."""
     from ..ranker.model import model_digest
     from .identity import OCR_PIPELINE_VERSION
@@ -62,21 +85,7 @@ def fitted_for_another_model(data: dict) -> str | None:
     return None
 
 
-def calibrated(field: str, confidence: float) -> float:
-    """The confidence of an OCR'd value of ``field`` whose uncalibrated confidence (the
-    ranker's times the words') is ``confidence``."""
-    if _disabled:
-        return confidence
-    cal = maps().get(field)
-    return confidence if cal is None else cal(confidence)
-
-
-@contextlib.contextmanager
-def uncalibrated():
-    """Within it, OCR'd values keep the uncalibrated product: what the map is fitted on."""
-    global _disabled
-    saved, _disabled = _disabled, True
-    try:
-        yield
-    finally:
-        _disabled = saved
+def of_field(field: str) -> FieldCalibration | None:
+    """How an OCR'd value of ``field`` is calibrated and accepted (None: it is not, and keeps
+    the product of the ranker's and the words' confidence)."""
+    return fields().get(field)

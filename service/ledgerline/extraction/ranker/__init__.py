@@ -54,5 +54,6 @@ def choose(dt: DocText, found: FoundCandidates, items: list | None = None, ranke
         fields[CURRENCY] = replace(currency, score=picks[CURRENCY].confidence)
     notes = {f: describe(f, pick) if pick.value is not None else pick.withheld
              for f, pick in picks.items() if pick.value is not None or pick.withheld}
+    evidence = {f: pick.evidence for f, pick in picks.items() if pick.value is not None}
     return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed,
-                  dict(ranker.thresholds), notes)
+                  dict(ranker.thresholds), notes, evidence)

@@ -3,7 +3,8 @@ autocommit, one round trip each, as procrastinate's fetch-and-lock and finish ar
 UPDATE with data-modifying CTEs for everything that must change with it.
 
 The statements are built and compiled once per process (prebuilt.py): building one of this
-size costs more than running it.
+size costs more than running it; and they run on psycopg's cursor (driver.py): SQLAlchemy's
+execution of one cost three times psycopg's own.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ..clock import db_now
 from ..ledger import PROGRESS_COLUMNS, progress_params, progress_set
 from ..notify import announce_job_ended, job_ended_notice
 from ..tables import blobs, cache_entries, jobs, model_calls, results
+from .driver import Prebuilt
 
 
 class PostgresClaims(SqlClaims):
@@ -36,11 +38,11 @@ class PostgresClaims(SqlClaims):
         as a CTE, the calls of earlier claims marked abandoned, the new call inserted, the
         original's storage key and the job's invoice read, and for a job past its attempts its
         end announced and its webhook events written instead."""
-        found = self.conn.execute(_claim_and_start_statement(), prebuilt.values(
+        found = _claim_and_start_statement().first(self.conn, prebuilt.values(
             owner=owner, lease_seconds=float(lease_seconds),
             extractor_versions=extractor_versions, call_id=opening.call_id,
             operation=opening.operation, cost=opening.cost, provider=opening.provider,
-            model=opening.model, cost_basis=opening.cost_basis)).first()
+            model=opening.model, cost_basis=opening.cost_basis))
         if found is None:
             return None
         if found.status == FAILED:
@@ -61,7 +63,7 @@ class PostgresClaims(SqlClaims):
         if progress is not None:
             values.update({f"progress_{k}": v for k, v in progress_params(progress).items()})
         statement = _publish_and_finish_statement(record_in_cache, progress is not None)
-        return bool(self.conn.execute(statement, prebuilt.values(**values)).scalar())
+        return bool(statement.first(self.conn, prebuilt.values(**values)).published)
 
 
 @functools.cache
@@ -97,9 +99,9 @@ def _claim_and_start_statement():
                    .where(blobs.c.account == claimed_job.c.account,
                           blobs.c.content_hash == claimed_job.c.content_hash).scalar_subquery())
     invoice_id = invoice_of(claimed_job.c.id, claimed_job.c.retry_of).scalar_subquery()
-    return (select(*claimed_job.c, storage_key.label("storage_key"),
-                   invoice_id.label("invoice_id"), _count(notified))
-            .add_cte(abandoned, started, events))
+    return Prebuilt(select(*claimed_job.c, storage_key.label("storage_key"),
+                           invoice_id.label("invoice_id"), _count(notified))
+                    .add_cte(abandoned, started, events))
 
 
 @functools.cache
@@ -137,7 +139,7 @@ def _publish_and_finish_statement(record_in_cache: bool, with_progress: bool):
     ctes.append(outbox.job_event_insert(job_id, "invoice.completed", when=now_done)
                 .cte("events"))
     notified = job_ended_notice(done.c.id).cte("notified")
-    return select(published.label("published"), _count(notified)).add_cte(*ctes)
+    return Prebuilt(select(published.label("published"), _count(notified)).add_cte(*ctes))
 
 
 def _typed(table, row: dict) -> list:
