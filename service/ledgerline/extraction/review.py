@@ -35,7 +35,8 @@ def reasons_to_look(fields: dict, thresholds: dict, notes: dict | None = None) -
         entry = fields[name]
         if entry["value"] is None:
             if not _may_be_absent(name, fields):
-                out.append(f"{name}: not found on the invoice")
+                # a value found but withheld says what was found and why it is not given
+                out.append(f"{name}: {notes.get(name) or 'not found on the invoice'}")
             continue
         needed = thresholds.get(name, NO_THRESHOLD)
         if entry["confidence"] < needed:

@@ -36,7 +36,7 @@ def file_digest(path: Path) -> str:
 
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.12.3"  # form fields, Unicode hyphens
-MODEL_VERSION = "ranker-2026.12.3"
+MODEL_VERSION = "ranker-2026.12.4"
 MODEL_CONFIG: dict = {
     # the learned ranker's file: another model, another cache key
     "ranker": {"format": RANKER_FORMAT, "sha256": file_digest(RANKER_MODEL)},

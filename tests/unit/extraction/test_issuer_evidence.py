@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ledgerline.extraction import parse_pdf
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.ranker import confidence
 from ledgerline.extraction.ranker.issuer import is_label_or_sentence, issuer_evidence, name_core
+from ledgerline.extraction.ranker.model import DISPUTED_CEILING, decide
 from ledgerline.extraction.ranker.rows import document_rows
 from ledgerline_tools.ranker import train
 
@@ -83,3 +86,36 @@ def test_the_threshold_is_chosen_on_truth_written_from_the_printed_page():
     as_printed = [replace(o, printed_truth=True) for o in template]
     _cals, with_template = train.fit_confidence({"seller_name": as_printed + page})
     assert with_template["seller_name"] == confidence.NEVER
+
+
+# The addressee at the top left with no label; the issuer only in the footer, with its e-mail
+# domain and its VAT id.
+UNLABELLED_ADDRESSEE = [
+    (318, 780, "Faktura"),
+    (312, 744, "Fakturanr 463"),
+    (33, 688, "Kestrel Farms AG"),
+    (314, 688, "Förfallodag: 2021-07-15"),
+    (208, 177, "Nordlicht Handel AB, 23145, Sankta gatan 10."),
+    (140, 166, "Kontakta oss, Mejla: info@nordlichthandel.se."),
+    (110, 155, "Organisationsnr: 556251-6806. Momsregnr: SE556251680601."),
+]
+
+
+def test_another_name_with_more_of_the_issuers_lines_speaks_against_a_seller(make_pdf):
+    dt = DocText(parse_pdf(make_pdf([UNLABELLED_ADDRESSEE])).pages)
+    rows = document_rows(dt, find_candidates(dt)).rows["seller_name"]
+    issuer = next(str(r.value) for r in rows if str(r.value).startswith("Nordlicht"))
+    _support, against = issuer_evidence("Kestrel Farms AG", rows, None)
+    assert against >= 1
+    assert issuer_evidence(issuer, rows, None)[1] == 0
+
+
+def test_a_seller_name_the_page_speaks_against_is_never_sure_enough_to_take(make_pdf):
+    dt = DocText(parse_pdf(make_pdf([UNLABELLED_ADDRESSEE])).pages)
+    doc = document_rows(dt, find_candidates(dt))
+    probs = {f: np.zeros(len(rows)) for f, rows in doc.rows.items()}
+    probs["seller_name"] = np.asarray(
+        [0.99 if str(r.value).startswith("Kestrel") else 0.01 for r in doc.rows["seller_name"]])
+    pick = decide(doc, probs, {})["seller_name"]
+    assert pick.value == "Kestrel Farms AG"
+    assert pick.confidence <= DISPUTED_CEILING

@@ -33,9 +33,13 @@ _ID_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9#][A-Za-z0-9/\-_.#:]*[A-Za-z0-9]|
 # A short word and a colon before a name: a sub-label in a language the vocabulary may lack.
 _SUB_LABEL = re.compile(r"^[^\W\d_]{2,20}(?:\s[^\W\d_]{2,12})?\s?:\s*(\S.*)$")
 _MIXED = re.compile(r"[a-z][A-Z]|[A-Z].*[A-Z]|\d")
-_CURRENCY_MARK = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b|\bkr\b|K[čc]|z[łl]|\bFt\b")
+_CURRENCY_MARK = re.compile(
+    r"[€$£¥₹]|\b[A-Z]{3}\b|\bRs\b|\bkr\b|K[čc]|z[łl]|\bFt\b|\b[Ee]uros?\b|\b[Dd]ollars?\b"
+)
 _GLUED = re.compile(r"[\w/.-]")
 _AMOUNT_LIKE = re.compile(r"\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}")
+_LEADING_ZERO = re.compile(r"[^\d]*0\d")
+_NUMBERED_ON = re.compile(r"[/-]\d")  # "DPR 642/72": a number continued by another
 
 
 def _cands(dt: DocText, fields, i: int, value, s: int, e: int, kind: str, **facts):
@@ -50,13 +54,18 @@ def _cands(dt: DocText, fields, i: int, value, s: int, e: int, kind: str, **fact
 def amount_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     """Every amount on every line that is not a percentage, for each amount field. A number
     without decimals counts only with a currency beside it or alone in its cell ("38290"), never
-    inside an identifier, a date or an address ("RE-2024-117", "20457 Hamburg")."""
+    inside an identifier, a date or an address ("RE-2024-117", "20457 Hamburg"), nor when it
+    starts with a zero ("00000": amounts are not padded) or another number follows it after a
+    slash or a hyphen ("642/72"). "1168 Euro" has its currency beside it."""
     out: dict[str, list[Candidate]] = {f: [] for f in AMOUNT_FIELDS}
     for i, ln in enumerate(dt.lines):
         text = ln.text
         for value, s, e, has_dec in dt.amounts(i):
             if text[e : e + 3].lstrip().startswith("%"):
                 continue
+            if not has_dec and (_LEADING_ZERO.match(text[s:e].strip())
+                                or _NUMBERED_ON.match(text, e)):
+                continue  # "00000", "0427", "642/72": a code's digits, never an amount
             if not has_dec and not _CURRENCY_MARK.search(text[max(0, s - 5) : e + 5]):
                 if text.strip() != text[s:e].strip() or _GLUED.search(text[max(0, s - 1) : s]):
                     continue

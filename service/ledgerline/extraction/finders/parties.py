@@ -70,7 +70,22 @@ def _namelike(dt: DocText, j: int) -> bool:
         and not V.not_in_block.match(f)
         and not f.startswith("(")
         and not f.rstrip().endswith(":")  # "Recebemos de:", "Issued by:": a label, not a name
+        # "Bereiche ohne Inhalte werden nicht dargestellt!", "… csak tájékoztatásra!": an
+        # exclamation or a question is a sentence of the page, never a party's name
+        and not f.rstrip().endswith(("!", "?"))
+        and not _label_only(f)  # "Szállító/Sold by", "Vendeur": the label, not the party
+        and not _STREET_FIRST.match(f)  # "35 rue d'ici, …": a house number opens an address
     )
+
+
+# A house number and a street word: an address line, which no party's name starts like.
+_STREET_FIRST = re.compile(r"\d{1,4}[a-z]?,?\s+[^\W\d_]{2,}")
+
+
+def _label_only(folded: str) -> bool:
+    """Is the line a party label and nothing else?"""
+    m = V.seller_label.match(folded) or V.buyer_label.match(folded)
+    return m is not None and m.end() >= len(folded.rstrip())
 
 
 def _first_part(text: str) -> tuple[str, int, int] | None:

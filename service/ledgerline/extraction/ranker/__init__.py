@@ -52,7 +52,8 @@ def choose(dt: DocText, found: FoundCandidates, items: list | None = None, ranke
     currency = fields.get(CURRENCY)
     if currency is not None:  # the rules' choice, with the confidence its evidence earns
         fields[CURRENCY] = replace(currency, score=picks[CURRENCY].confidence)
-    notes = {f: describe(f, pick) for f, pick in picks.items() if pick.value is not None}
+    notes = {f: describe(f, pick) if pick.value is not None else pick.withheld
+             for f, pick in picks.items() if pick.value is not None or pick.withheld}
     evidence = {f: pick.evidence for f, pick in picks.items() if pick.value is not None}
     return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed,
                   dict(ranker.thresholds), notes, evidence)

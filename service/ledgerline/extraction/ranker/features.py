@@ -108,7 +108,7 @@ CATEGORICAL = ("lab_relation", "left_class", "cell_class", "col_class", "above_c
 _CONTACT = re.compile(r"\b(?:tel|fax|phone|telefon|mobile?|mob|gsm|tlf|puh)\b|\+\d")
 _DOMAIN = re.compile(r"(?:www\.|@|https?://)([a-z0-9.-]+)")
 _LETTER_WORD = re.compile(r"[a-z]{3,}")
-_LETTERS = re.compile(r"[a-z]{2}")
+_LETTERS = re.compile(r"[a-z]\.?[a-z]")  # a word, or a dotted abbreviation ("i.v.a.")
 _VAT_OR_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,}")
 _CURRENCY_NEAR = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|kr|z[łl]|K[čc]")
 

@@ -6,7 +6,8 @@ legal form, in capitals or not) and in the issuer's own lines: the block of a "S
 the e-mail domain or website, the seller's VAT id printed in the name's block, the holder of the
 bank account. Against it speak the addressee's side (the block of a "Bill to" label, the buyer's
 VAT id in the block, the recipient block under the sender line), the name being the one chosen
-for the buyer too, and a "name" that is a label or a sentence. :func:`issuer_evidence` counts
+for the buyer too, a "name" that is a label or a sentence, and another name on the page with
+more of the issuer's own lines than this one. :func:`issuer_evidence` counts
 both, for the confidence (:mod:`.confidence`): a wrong seller out of source was about as
 probable to the ranker as a right one, but rarely as well supported.
 """
@@ -52,12 +53,7 @@ def issuer_evidence(value, rows: list[Row], other_party) -> tuple[float, float]:
     if not core:
         return 0.0, 1.0
     same = [r for r in rows if r.value is not None and name_core(r.value) == core]
-    support = 0.0
-    for _name, features in SUPPORT:
-        if any(r.x[FEATURE_INDEX[f]] for r in same for f in features):
-            support += 1
-    if len({r.cands[0].line for r in same if r.cands}) >= 2:  # printed in two places at least
-        support += 1
+    support = _support(same)
     against = 0.0
     for f in AGAINST:
         if any(r.x[FEATURE_INDEX[f]] for r in same):
@@ -66,7 +62,30 @@ def issuer_evidence(value, rows: list[Row], other_party) -> tuple[float, float]:
         against += 1
     if is_label_or_sentence(str(value)):
         against += 1
+    if _rival_support(core, rows) > support:
+        against += 1
     return float(min(support, MAX_SUPPORT)), against
+
+
+def _support(same: list[Row]) -> float:
+    support = 0.0
+    for _name, features in SUPPORT:
+        if any(r.x[FEATURE_INDEX[f]] for r in same for f in features):
+            support += 1
+    if len({r.cands[0].line for r in same if r.cands}) >= 2:  # printed in two places at least
+        support += 1
+    return support
+
+
+def _rival_support(core: str, rows: list[Row]) -> float:
+    """The most support any other name on the page has: an addressee taken for the issuer
+    leaves the issuer's own lines (its domain, its VAT id, its bank account) to another name."""
+    others: dict[str, list[Row]] = {}
+    for r in rows:
+        other = name_core(r.value) if r.value is not None else ""
+        if other and other != core and not is_label_or_sentence(str(r.value)):
+            others.setdefault(other, []).append(r)
+    return max((_support(same) for same in others.values()), default=0.0)
 
 
 def is_label_or_sentence(text: str) -> bool:

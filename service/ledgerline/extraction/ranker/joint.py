@@ -46,6 +46,10 @@ TAX_ABOVE_NET = 0.2
 DUE_EQUALS_GROSS = 2.0
 DUE_ABOVE_GROSS = 0.2
 DERIVED_FACTOR = 0.8  # a derived total is a little less sure than the two it comes from
+# A gross total printed over a deduction and the figure after it in its column of totals is a
+# subtotal: few sources print one, so the ranker has hardly learnt it, and this prior says it.
+OVER_A_DEDUCTION = 0.1
+_GROSS = AMOUNT_FIELDS.index("gross_total")
 
 
 @dataclass
@@ -102,14 +106,16 @@ def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = (),
 
 def choose_totals(
     values: dict[str, dict], *, paid: bool = False, balances: tuple = (),
-    deducted: frozenset = frozenset(),
+    deducted: frozenset = frozenset(), subtotals: frozenset = frozenset(),
 ) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
     ``paid``: the page says something was paid already (the amount due then gains nothing
     from being the gross total); ``balances``: earlier balances the page prints, which an
     amount due may add to the gross total as expectedly as it equals it; ``deducted``: net
     totals printed over a deduction in their column of totals (a subtotal, a discount under
-    it, the total under that), which a gross total below them does not contradict."""
+    it, the total under that), which a gross total below them does not contradict;
+    ``subtotals``: gross-total candidates printed over a deduction and the figure after it,
+    which weigh :data:`OVER_A_DEDUCTION` of their probability."""
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
@@ -122,6 +128,8 @@ def choose_totals(
             w *= p
         w *= _arithmetic(*(v for v, _p in combo), paid=paid, balances=balances,
                          deducted=deducted)
+        if combo[_GROSS][0] in subtotals:
+            w *= OVER_A_DEDUCTION
         combos.append((w, tuple(v for v, _p in combo)))
     total = sum(w for w, _ in combos) or 1.0
     _best_w, best = max(combos, key=lambda c: (c[0], sum(v is not None for v in c[1])))

@@ -15,6 +15,7 @@ import gzip
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,11 +29,18 @@ from .features import FEATURE_INDEX, FEATURE_NAMES, Row
 from .issuer import issuer_evidence, name_core
 from .joint import CASH_ROUNDING, Pick, adds_up, choose_field, choose_totals, distribution
 from .rows import RANKED_FIELDS, DocumentRows
+from .stated import same_place, unstated, withheld_note
 
 MODEL_PATH, FORMAT = RANKER_MODEL, RANKER_FORMAT  # named with the cache key's versions
 # An amount due the page does not print, taken to be the gross total (or a gross total taken to
 # be the amount due), is at most this sure.
 DERIVED_CEILING = 0.6
+# A seller name the page speaks against (the addressee's side, a label or a sentence, another
+# name holding the issuer's own lines) is at most this sure: below every acceptance threshold
+# the seller name has had, so that a person looks. Out of source, the wrong seller names taken
+# without review were of this kind, and with few of them left in the other sources, the
+# threshold fitted without them let them through.
+DISPUTED_CEILING = 0.5
 
 
 class ModelFileError(RuntimeError):
@@ -47,6 +55,8 @@ class FieldPick:
     row: Row | None  # where it is printed (None: derived or not found)
     derived: bool = False
     evidence: tuple = ()  # confidence.EVIDENCE of the value
+    # a value found but not given, the page not stating it (:mod:`.stated`): its review note
+    withheld: str = ""
 
 
 class Ranker:
@@ -97,7 +107,7 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         values[f], where[f] = _values(doc.rows[f], probs[f])
     totals = choose_totals(
         {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances,
-        deducted=_over_a_deduction(doc),
+        deducted=_over_a_deduction(doc), subtotals=_subtotals(doc),
     )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)
@@ -109,7 +119,7 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
                 value = _without_form(str(value), doc.declared_form)
         picks[f] = FieldPick(value, pick.probability, pick.probability, row, pick.derived)
     due, issue = picks["due_date"], picks["issue_date"]
-    if due.value is not None and due.value == issue.value and _same_place(due.row, issue.row):
+    if due.value is not None and due.value == issue.value and same_place(due.row, issue.row):
         picks["due_date"] = FieldPick(None, 0.0, 0.0, None)  # one date: the issue date
     due, gross = picks["amount_due"], picks["gross_total"]
     if not doc.paid_words:
@@ -118,6 +128,8 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
             picks["amount_due"] = FieldPick(gross.value, gross.probability, 0.0, None, True)
         elif gross.value is None and due.value is not None:
             picks["gross_total"] = FieldPick(due.value, due.probability, 0.0, None, True)
+    for f, why in unstated(picks, doc.rows, doc.item_amounts).items():
+        picks[f] = FieldPick(None, 0.0, 0.0, None, withheld=withheld_note(picks[f].value, why))
     picks["currency"] = _currency_pick(doc)
     for f, pick in picks.items():
         if pick.value is None:
@@ -127,6 +139,8 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         pick.confidence = cal(pick.evidence) if cal is not None else pick.probability
         if pick.derived and f in ("amount_due", "gross_total") and pick.row is None:
             pick.confidence = min(DERIVED_CEILING, pick.confidence)
+        if f == SELLER and pick.evidence[EVIDENCE.index("against")] > 0:
+            pick.confidence = min(DISPUTED_CEILING, pick.confidence)
     return picks
 
 
@@ -181,6 +195,21 @@ def _over_a_deduction(doc: DocumentRows) -> frozenset:
     """Net totals printed over a deduction in their column of totals."""
     k = FEATURE_INDEX["col_deduction_below"]
     return frozenset(r.value for r in doc.rows["net_total"] if r.x[k])
+
+
+def _subtotals(doc: DocumentRows) -> frozenset:
+    """Gross-total candidates printed, wherever they are printed, over a deduction and a figure
+    under it in their column of totals ("Gross Total", "Commission", "Net Total"; "Subtotal",
+    "Discount", "Total"): the invoice's total is the figure after the deduction. Positive figures
+    only: on a page that prints every total negative, a negative figure deducts nothing."""
+    below, amounts = FEATURE_INDEX["col_deduction_below"], FEATURE_INDEX["col_amounts_below"]
+    places: dict = {}
+    for r in doc.rows["gross_total"]:
+        printed = r.cands[0].value
+        over = bool(r.x[below]) and r.x[amounts] >= 2 and isinstance(printed, Decimal) \
+            and printed > 0
+        places[r.value] = places.get(r.value, True) and over
+    return frozenset(v for v, over in places.items() if over)
 
 
 CURRENCY = "currency"
@@ -263,14 +292,6 @@ def _arithmetic(f: str, picks: dict) -> float:
 
 SELLER = "seller_name"
 PARTY_FIELDS = (SELLER, "buyer_name")
-
-
-def _same_place(a: Row | None, b: Row | None) -> bool:
-    """Are two fields' rows the same printed value (one date read for two fields)?"""
-    if a is None or b is None:
-        return False
-    places = {(c.line, tuple(c.bbox or ())) for c in a.cands}
-    return any((c.line, tuple(c.bbox or ())) in places for c in b.cands)
 
 
 def _labelled(row: Row) -> bool:

@@ -53,6 +53,9 @@ class DocumentRows:
     currency_votes: dict = field(default_factory=dict)
     # the document's own dates settle which of "03/04" is the day (one of them has a day > 12)
     date_order_settled: bool = True
+    # the line items' net amounts, as magnitudes: two of them adding up to the total are lines,
+    # not a net and a VAT total (:mod:`.stated`)
+    item_amounts: frozenset = frozenset()
 
 
 def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
@@ -85,6 +88,7 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
     return DocumentRows(
         rows, matrices, rules, facts.paid_words, facts.declared_form, facts.earlier_balances,
         {code: n for code, n in votes.items() if n}, dt.date_order_settled,
+        frozenset(abs(li["net_amount"]) for li in items if li.get("net_amount") is not None),
     )
 
 

@@ -319,10 +319,11 @@ def _months(lang: _Languages) -> dict[str, int]:
 
 # A party label heading its block: "Seller", "Bill to:", and bilingual labels with the other
 # language's word before a slash or the translation after it ("Szállító/Sold by",
-# "Dodavatel (Supplier):", "Vevő/Client").
+# "Dodavatel (Supplier):", "Vevő/Client"); or the last word of a short heading of the block
+# ("Informationen zum Verkäufer", "Details of the buyer").
 _PARTY_LABEL = (
-    r"^(?:[^\W\d_]{{2,20}}\s*/\s*)?(?:{})\b"
-    r"(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
+    r"^(?:[^\W\d_]{{2,20}}\s*/\s*|(?:[^\W\d_]{{2,20}}\s+){{1,3}}(?=(?:{0})\s*:?\s*$))?"
+    r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
 )
 
 

@@ -178,7 +178,7 @@ NOT_NAME = (
     "konto", "summe", "betrag", "nummer", r"kunden-?nr", r"lief-?nr", "bestellung", "referenz",
     "kontakt", "ansprechpartner", "adresse", "anschrift",
 )
-NAME_LABELS = ("firma",)
+NAME_LABELS = ("firma", "firmenname", "unternehmen")
 NOT_IN_BLOCK = (
     "nummer", r"kunden-?(?:nr|nummer)", r"lief-?(?:nr|nummer)", r"ust\b", "steuer",
     r"globale\s+nummer", "anschrift", "adresse", "kontakt", "telefon",

@@ -35,7 +35,7 @@ LABELS = {
     "net_total": [(r"\bbase\s+imponible\b|\btotal\s+sin\s+iva\b|\bimporte\s+neto\b", 1.0)],
     "tax_total": [
         (r"\bcuota\s+(?:de\s+)?iva\b|\btotal\s+iva\b|\bimporte\s+(?:del\s+)?iva\b", 1.0),
-        (r"\b(?:iva|impuestos?)\b", 0.7),
+        (r"\b(?:iva|impuestos?)\b|\bi\.v\.a(?!\w)", 0.7),  # "I.V.A. 16%:"
     ],
     "amount_due": [(r"\bimporte\s+a\s+pagar\b|\btotal\s+a\s+pagar\b|\bsaldo\s+pendiente\b", 1.0)],
     # the number of the invoice a credit note or correction refers to

@@ -52,7 +52,7 @@ LABELS = {
     ],
     "tax_total": [
         (r"\b(?:montant|total)\s+(?:de\s+la\s+)?tva\b|\btotal\s+taxes?\b", 1.0),
-        (r"\btva\b", 0.7),
+        (r"\btva\b|\bt\.v\.a(?!\w)", 0.7),  # "T.V.A. 20 %"
     ],
     "amount_due": [
         (

@@ -23,7 +23,7 @@ LABELS = {
     "net_total": [(r"\btotale\s+imponibile\b|\bimponibile\b|\btotale\s+netto\b", 1.0)],
     "tax_total": [
         (r"\btotale\s+iva\b|\bimposta\b|\btotale\s+imposte\b|\bimporto\s+iva\b", 1.0),
-        (r"\biva\b", 0.7),
+        (r"\biva\b|\bi\.v\.a(?!\w)", 0.7),  # "I.V.A. 22%"
     ],
     "amount_due": [
         (

@@ -58,7 +58,7 @@ LABELS = {
             r"|\btotal\s+(?:de\s+|dos\s+)?impostos\b",
             1.0,
         ),
-        (r"\b(?:iva|impostos?|icms|issqn?)\b", 0.7),
+        (r"\b(?:iva|impostos?|icms|issqn?)\b|\bi\.v\.a(?!\w)", 0.7),  # "I.V.A."
     ],
     "amount_due": [
         (
