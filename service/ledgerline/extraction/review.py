@@ -41,8 +41,9 @@ def reasons_to_look(fields: dict, thresholds: dict, notes: dict | None = None) -
         needed = thresholds.get(name, NO_THRESHOLD)
         if entry["confidence"] < needed:
             why = f"; {notes[name]}" if notes.get(name) else ""
-            out.append(f"{name}: confidence {entry['confidence']:.2f} is below the "
-                       f"{min(needed, 1.0):.2f} it needs to be taken without review{why}")
+            got, bar = _apart(entry["confidence"], min(needed, 1.0))
+            out.append(f"{name}: confidence {got} is below the {bar} it needs to be taken "
+                       f"without review{why}")
     kind = fields["document_type"]
     if kind["value"] is None or kind["confidence"] < DOCUMENT_TYPE_SURE:
         raw = f" ({kind['raw']!r})" if kind["raw"] else ""
@@ -96,3 +97,13 @@ def contradictions(fields: dict) -> list[str]:
                        f"{digits} digits)" if raw not in numbers else
                        f"{name}: {raw!r} is printed as an identifier of the invoice")
     return out
+
+
+def _apart(confidence: float, needed: float) -> tuple[str, str]:
+    """Both figures with two decimals, or as many more as it takes to tell them apart (0.990
+    against 0.9901 read "0.99 is below the 0.99")."""
+    for digits in (2, 3, 4):
+        got, bar = f"{confidence:.{digits}f}", f"{needed:.{digits}f}"
+        if got != bar:
+            return got, bar
+    return got, bar

@@ -64,3 +64,9 @@ def test_an_amount_that_looks_like_an_identifier_is_said_and_doubted():
     assert reason.startswith("amount_due: '29670869006' looks like an identifier")
     assert fields["amount_due"]["confidence"] < 0.5
     assert review.contradictions(_fields()) == []
+
+
+def test_a_confidence_just_under_its_threshold_is_shown_with_the_digits_that_tell_them_apart():
+    fields = _fields(tax_total=("19.00", 0.990))
+    [reason] = review.reasons_to_look(fields, THRESHOLDS | {"tax_total": 0.9901})
+    assert reason.startswith("tax_total: confidence 0.9900 is below the 0.9901 it needs")
