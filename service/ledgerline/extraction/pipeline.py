@@ -52,7 +52,6 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
     from its OCR evidence (:mod:`.ocr.calibration`) and held to its field's threshold for OCR'd
     values, or, where that calibration has no entry for its field, never taken unseen."""
     out, thresholds = {}, dict(reading.thresholds)
-    evidence = ocr_evidence(reading, dt)
     for name, cand in reading.fields.items():
         if cand is None:
             out[name] = D.field_entry(name, None, 0.0)
@@ -60,11 +59,12 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
         read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
         confidence = cand.score * read
         if _read_by_ocr(dt, cand):
-            calibration = ocr_calibration.of_field(name) if name in evidence else None
+            calibration = ocr_calibration.of_field(name) if name in reading.evidence else None
             if calibration is None:
                 thresholds[name] = review.NO_THRESHOLD
             else:
-                confidence = calibration.calibrator(evidence[name])
+                confidence = calibration.calibrator(
+                    ocr_calibration.features(reading.evidence[name], read))
                 thresholds[name] = calibration.threshold
         out[name] = D.field_entry(
             name, cand.out_value(), confidence, cand.raw, cand.page, cand.bbox
