@@ -5,16 +5,14 @@ call."""
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.pool import NullPool
 
-from bench.history_load import load
 from ledgerline.adapters.db import prebuilt
 from ledgerline.adapters.db.postgresql.claims import _claim_and_start_statement
+from tests.integration.loaded_history import loaded_history
 
 
 VERSIONS = "invoice-v2/p/m/c"
@@ -22,14 +20,10 @@ VERSIONS = "invoice-v2/p/m/c"
 
 @pytest.fixture
 def conn(pg_server):
-    name = f"g_{uuid.uuid4().hex[:12]}"
-    url = pg_server.create_database(name, template="ledgerline_template")
-    engine = create_engine(url, poolclass=NullPool)
-    with engine.connect() as conn:
-        load(conn, 20_000, VERSIONS, accounts=2)  # finished jobs, and statistics of them
+    # finished jobs, and statistics of them
+    with loaded_history(pg_server, 20_000, VERSIONS, accounts=2) as engine, \
+            engine.connect() as conn:
         yield conn
-    engine.dispose()
-    pg_server.drop_database(name)
 
 
 def plans(conn, statement, values: dict) -> dict[str, str]:

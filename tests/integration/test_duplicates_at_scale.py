@@ -4,15 +4,13 @@ thousands of invoices in the account, it reads a few rows per candidate (bench/h
 measures it on two million invoices)."""
 from __future__ import annotations
 
-import uuid
 
 import pytest
-from sqlalchemy import create_engine, or_, select, text
-from sqlalchemy.pool import NullPool
+from sqlalchemy import or_, select, text
 
-from bench.history_load import load
 from ledgerline.adapters.db.invoices import same_seller_query, visible_to
 from ledgerline.adapters.db.tables import invoices, jobs, results
+from tests.integration.loaded_history import loaded_history
 
 ACCOUNT = "hist-0"
 UPLOADS = 3000  # in this one account (two accounts loaded)
@@ -20,14 +18,8 @@ UPLOADS = 3000  # in this one account (two accounts loaded)
 
 @pytest.fixture
 def history(pg_server):
-    name = f"d_{uuid.uuid4().hex[:12]}"
-    url = pg_server.create_database(name, template="ledgerline_template")
-    engine = create_engine(url, poolclass=NullPool)
-    with engine.connect() as conn:
-        load(conn, 2 * UPLOADS, "versions", accounts=2)
-    yield engine
-    engine.dispose()
-    pg_server.drop_database(name)
+    with loaded_history(pg_server, 2 * UPLOADS, "versions", accounts=2) as engine:
+        yield engine
 
 
 def rows_read(conn, table: str) -> int:
