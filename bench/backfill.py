@@ -38,10 +38,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from bench import cpu_seconds
+
 LANGUAGES = 8
 REPEAT_SHARE, RESEND_SHARE = 0.10, 0.05
 CONCURRENCY = 8
 WORKER_PROCESSES = 2
+SHAPES = {"embedded": "embedded default", "pg_s3": "PG + S3, 2 workers"}
 BIN = Path(sys.executable).parent
 
 
@@ -189,13 +192,22 @@ def extract_floor(plan: dict, env: dict, logs: Path) -> dict:
     rate: each file's answer line is timed as it arrives, and each process's rate counted from
     its first answer to its last, so that the sandbox's warm-up (seconds: Tesseract's models,
     the official rules), which the served instances pay before the backfill starts, is left
-    out of the floor too. The floor's seconds: the unique files at the two rates together."""
+    out of the floor too. The floor's seconds: the unique files at the two rates together.
+    Its CPU seconds are counted over the same span: each process tree's from its first answer
+    to its last, per file after the first."""
     lines: dict[int, list[tuple[float, dict]]] = {}
+    first_cpu: dict[int, dict] = {}  # each process tree's at its first answer, and its last
+    last_cpu: dict[int, dict] = {}
 
-    def read(i: int, proc) -> None:
+    def read(i: int, proc, files: int) -> None:
+        roots = {proc.pid: "ledgerline extract"}
         with open(logs / f"extract-{i}.jsonl", "w") as out:
             for line in proc.stdout:
                 lines[i].append((time.perf_counter(), json.loads(line)))
+                if len(lines[i]) == 1:
+                    first_cpu[i] = cpu_seconds.snapshot(roots)
+                if len(lines[i]) == files:
+                    last_cpu[i] = cpu_seconds.snapshot(roots)
                 out.write(line)
 
     with Peaks() as peaks:
@@ -208,7 +220,8 @@ def extract_floor(plan: dict, env: dict, logs: Path) -> dict:
                                     stdin=subprocess.DEVNULL)
             peaks.watch(proc.pid, "ledgerline extract")
             lines[i] = []
-            readers.append(threading.Thread(target=read, args=(i, proc)))
+            files = len(os.listdir(half))
+            readers.append(threading.Thread(target=read, args=(i, proc, files)))
             readers[-1].start()
             procs.append((proc, err))
         for (proc, err), reader in zip(procs, readers):
@@ -219,13 +232,20 @@ def extract_floor(plan: dict, env: dict, logs: Path) -> dict:
     failed = sum("error" in doc for got in lines.values() for _, doc in got)
     rates = [(len(got) - 1) / (got[-1][0] - got[0][0]) for got in lines.values()]
     steady = plan["unique"] / sum(rates)
+    spans = [cpu_seconds.difference(last_cpu[i], first_cpu[i]) for i in lines]
+    timed_files = sum(len(got) - 1 for got in lines.values())
+    per_file = {name: seconds / timed_files
+                for name, seconds in cpu_seconds.add(*spans).items()}
     return {"seconds": steady, "wall_seconds": wall, "files": plan["unique"], "failed": failed,
-            "files_per_second": sum(rates), "peaks": peaks.summary()}
+            "files_per_second": sum(rates), "peaks": peaks.summary(),
+            "cpu_seconds_per_file": per_file,
+            "cpu_seconds": {name: seconds * plan["unique"] for name, seconds in per_file.items()}}
 
 
 def upload(base: str, key: str, account: str, directory: Path, env: dict, log: Path,
            peaks: Peaks) -> dict:
-    """One `ledgerline upload DIR --concurrency 8 --wait`; its JSON summary."""
+    """One `ledgerline upload DIR --concurrency 8 --wait`; its JSON summary, and the CPU
+    seconds it spent (its own and its reaped children's, from the kernel as it is reaped)."""
     with open(log, "wb") as err:
         proc = subprocess.Popen([str(BIN / "ledgerline"), "upload", "--url", base, "--key", key,
                                  "--account", account, "--concurrency", str(CONCURRENCY),
@@ -234,22 +254,29 @@ def upload(base: str, key: str, account: str, directory: Path, env: dict, log: P
                                 env=env, stdout=subprocess.PIPE, stderr=err,
                                 stdin=subprocess.DEVNULL)
         peaks.watch(proc.pid, "ledgerline upload")
-        stdout, _ = proc.communicate()
+        with proc.stdout:
+            stdout = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise RuntimeError(f"ledgerline upload exited {proc.returncode}:\n{log.read_text()}")
-    return json.loads(stdout)["summary"]
+    return {**json.loads(stdout)["summary"], "cpu_seconds": cpu_seconds.rusage_seconds(usage)}
 
 
-def backfill(c, plan: dict, peaks: Peaks) -> dict:
-    """Both commands against the served instance `c`; the wall clock of both, and what the
+def backfill(c, plan: dict, peaks: Peaks, roots: dict[int, str]) -> dict:
+    """Both commands against the served instance `c`; the wall clock of both, the CPU seconds
+    of every process under `roots` ({pid: what it is}) and of the commands, and what the
     database says was done."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cpu_before = cpu_seconds.snapshot(roots)
     started = time.perf_counter()
     first = upload(c.base, c.keys["customer"], c.account, plan["upload_dir"], env,
                    c.workdir / "upload.log", peaks)
     again = upload(c.base, c.keys["customer"], c.account, plan["resend_dir"], env,
                    c.workdir / "resend.log", peaks)
     wall = time.perf_counter() - started
+    cpu = cpu_seconds.difference(cpu_seconds.snapshot(roots), cpu_before)
+    cpu["ledgerline upload"] = first["cpu_seconds"] + again["cpu_seconds"]
     calls = c.scalar("SELECT count(*) FROM model_calls WHERE operation = 'extract_invoice'")
     billed = c.scalar("SELECT count(*) FROM model_calls WHERE operation = 'extract_invoice' "
                       "AND outcome = 'published'")
@@ -257,7 +284,7 @@ def backfill(c, plan: dict, peaks: Peaks) -> dict:
     return {"seconds": wall, "invoices": plan["total"],
             "invoices_per_second": plan["total"] / wall, "upload": first, "resend": again,
             "model_calls": calls, "published_calls": billed, "job_statuses": statuses,
-            "model_calls_per_unique_file": calls / plan["unique"]}
+            "model_calls_per_unique_file": calls / plan["unique"], "cpu_seconds": cpu}
 
 
 def wait_warm(worker_pids: list[int], timeout: float = 120) -> None:
@@ -292,6 +319,7 @@ def cached_invoices(total: int) -> dict:
 
 def bench_backfill(pg, s3, work: Path, quick: bool) -> dict:
     from bench import production as p
+    from bench.other_work import postmaster_pid
 
     total = 120 if quick else 1000
     started = time.perf_counter()
@@ -305,10 +333,11 @@ def bench_backfill(pg, s3, work: Path, quick: bool) -> dict:
     floor = extract_floor(plan, extract_env, floor_logs)
     if floor["failed"]:
         raise RuntimeError(f"ledgerline extract failed on {floor['failed']} files")
-    for shape in ("embedded", "pg_s3"):
+    for shape in SHAPES:
         logs = work / f"backfill-{shape}"
         logs.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack, Peaks() as peaks:
+            roots: dict[int, str] = {}
             if shape == "embedded":
                 c = p.embedded_cluster(logs / "service")
                 stack.callback(c.close)
@@ -323,11 +352,17 @@ def bench_backfill(pg, s3, work: Path, quick: bool) -> dict:
                 wait_warm([w.pid for w in workers])
                 for w in workers:
                     peaks.watch(w.pid, "ledgerline worker")
+                    roots[w.pid] = "ledgerline worker"
+                roots[postmaster_pid(pg.data_dir)] = "PostgreSQL postmaster"
+                roots[s3.pid] = "SeaweedFS (weed server: master, volume, filer, S3)"
             peaks.watch(c.api.pid, "API (gunicorn master)")
-            run = backfill(c, plan, peaks)
+            roots[c.api.pid] = "API (gunicorn master)"
+            run = backfill(c, plan, peaks, roots)
         run["peaks"] = peaks.summary()
         run["floor"] = floor
         run["ratio"] = floor["seconds"] / run["seconds"]
+        run["cpu_ratio"] = (sum(floor["cpu_seconds"].values())
+                            / sum(run["cpu_seconds"].values()))
         out["runs"][shape] = run
     out["ratio"] = {shape: run["ratio"] for shape, run in out["runs"].items()}
     calls = sum(run["model_calls"] for run in out["runs"].values())
@@ -338,8 +373,8 @@ def bench_backfill(pg, s3, work: Path, quick: bool) -> dict:
 def rows(b: dict) -> list[tuple]:
     plan = b["plan"]
     out = []
-    for shape, label in (("embedded", "embedded default"), ("pg_s3", "PG + S3, 2 workers")):
-        run = b["runs"][shape]
+    for shape, run in b["runs"].items():
+        label = SHAPES[shape]
         floor = run["floor"]
         limit = plan["total"] / floor["seconds"]
         out.append((f"backfill: {plan['total']:,} invoices ({plan['unique']} unique, "
@@ -354,9 +389,31 @@ def rows(b: dict) -> list[tuple]:
                      f"{up['hit']} hits, {up['failed']} failed; re-send: {again['replayed']} "
                      "replayed", "exact" if run["model_calls"] == plan["unique"] else
                      "MISMATCH"))
+        out.extend(cpu_rows(run, floor, plan, label))
         for what, peaks in (("backfill", run["peaks"]), ("extract floor", floor["peaks"])):
             for name, got in sorted(peaks.items()):
                 out.append((f"  memory: peak RSS, {name} ({what}, {label})",
                             f"{got['peak_rss_mib']:.0f} MiB", f"{got['processes']} processes",
                             ""))
+    return out
+
+
+def cpu_rows(run: dict, floor: dict, plan: dict, label: str) -> list[tuple]:
+    """The CPU seconds of the backfill by process, against the floor's for the same unique
+    files: with both cores busy, the wall-clock ratio can be no better than the CPU ratio."""
+    spent, limit = run["cpu_seconds"], floor["cpu_seconds"]
+    total, floor_total = sum(spent.values()), sum(limit.values())
+    out = [(f"  CPU seconds, every process (backfill, {label})",
+            f"{total:.1f} s ({1000 * total / plan['total']:.0f} ms an invoice)",
+            f"{floor_total:.1f} s: `ledgerline extract` x2, {plan['unique']} unique files "
+            f"({1000 * floor_total / plan['unique']:.0f} ms a file)",
+            f"{run['cpu_ratio']:.2f}x (the ratio's bound on a busy machine)")]
+    for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+        if seconds >= 0.05:
+            out.append((f"    CPU seconds, {name} (backfill, {label})", f"{seconds:.1f} s",
+                        f"{1000 * seconds / plan['total']:.1f} ms an invoice", ""))
+    for name, seconds in sorted(limit.items(), key=lambda kv: -kv[1]):
+        if seconds >= 0.05:
+            out.append((f"    CPU seconds, {name} (extract floor)", f"{seconds:.1f} s",
+                        f"{1000 * seconds / plan['unique']:.1f} ms a file", ""))
     return out

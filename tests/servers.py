@@ -631,6 +631,11 @@ class SeaweedS3Server:
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The weed process's, while it runs (all four servers are goroutines of it)."""
+        return self._proc.pid if self.is_running() else None
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             with self.log_path.open("rb") as log:
