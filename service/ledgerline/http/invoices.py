@@ -252,7 +252,8 @@ def _accepted(services, caller, account: str, result, asked: int):
     shown = getattr(result, "shown", None)  # a cache hit's answer, finished already
     with limits.wait_slot(caller.key_id, asked) as wait:
         if shown is None:
-            invoice = reads.wait_for_result(services, caller, account, result.invoice_id, wait)
+            invoice = reads.wait_for_result(services, caller, account, result.invoice_id, wait,
+                                            work_job_id=getattr(result, "work_job_id", None))
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
         status = 200

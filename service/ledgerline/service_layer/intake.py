@@ -36,6 +36,9 @@ class Upload:
     replayed: bool
     would_be: str | None = None   # shadow mode: what the cache would have done
     shown: ServedHit | None = None  # a hit's answer, made by the statement that recorded it
+    # The job doing the invoice's work (its own, or the one in flight it joined), when the
+    # upload made the decision: a `Prefer: wait` then needs no read to know what to wait for.
+    work_job_id: str | None = None
 
 
 def upload(services: Services, caller: Caller, account: str, body: BinaryIO, *,
@@ -205,7 +208,8 @@ def _submit_once(services: Services, tx: Transaction, job: NewJob,
     invoice_id = tx.arrival.insert_invoice(job, decision.job_id)
     if decision.outcome is CacheOutcome.HIT:
         tx.events.invoice_event(job.account, invoice_id, "invoice.completed", decision.job_id)
-    return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be)
+    return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be,
+                  work_job_id=decision.leader_id or decision.job_id)
 
 
 @dataclass(frozen=True)

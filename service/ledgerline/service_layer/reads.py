@@ -76,22 +76,27 @@ def review_queue(services: Services) -> list[tuple[str, int, int]]:
 
 
 def wait_for_result(services: Services, caller: Caller, account: str, invoice_id: str,
-                    seconds: int) -> dict:
+                    seconds: int, *, work_job_id: str | None = None) -> dict:
     """The invoice, once finished or after `seconds`. Wait for the job doing its work to end
     (adapters/job_endings.py: a worker in this process, NOTIFY on PostgreSQL, the doorbell on
     SQLite), reading the status only when told to look, never on a timer; then read the whole
     invoice once. Nothing but the status is read before the wait: on the embedded default the
-    worker that claims a new upload's job runs in this process, after this request's reads."""
+    worker that claims a new upload's job runs in this process, after this request's reads.
+    `work_job_id`: that job, when the caller knows it (an upload that just decided it); else
+    the status read first names it."""
     if seconds <= 0:
         return invoice(services, caller, account, invoice_id)
     db, clock = services.db, services.clock
     deadline = clock.monotonic() + seconds
-    with db.transaction(write=False) as tx:
-        progress = tx.invoices.progress(caller, account, invoice_id)
-    if progress is None:
-        raise NotFound("no such invoice")
-    if not JobStatus(progress.status).finished:
-        _wait_for_job(services, caller, account, invoice_id, progress.work_job_id, deadline)
+    if work_job_id is None:
+        with db.transaction(write=False) as tx:
+            progress = tx.invoices.progress(caller, account, invoice_id)
+        if progress is None:
+            raise NotFound("no such invoice")
+        if JobStatus(progress.status).finished:
+            return invoice(services, caller, account, invoice_id)
+        work_job_id = progress.work_job_id
+    _wait_for_job(services, caller, account, invoice_id, work_job_id, deadline)
     return invoice(services, caller, account, invoice_id)
 
 

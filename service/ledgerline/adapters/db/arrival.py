@@ -6,6 +6,7 @@ waiting workers are woken.
 """
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
@@ -15,7 +16,7 @@ from ...domain.identity import Caller
 from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome
 from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
-from . import cache_hits
+from . import cache_hits, prebuilt
 from .claims import COMPLETED, PENDING, in_flight
 from .clock import db_now, db_now_plus
 from .tables import blobs, cache_entries, invoices, jobs
@@ -24,17 +25,38 @@ from .tables import blobs, cache_entries, invoices, jobs
 _QUEUE, _MINE = jobs.alias("q"), jobs.alias("mine")  # made once: see db/duplicates.py
 
 
-def _fair_position(job: NewJob):
+def _fair_position(account, extractor_versions):
     """domain.jobs.fair_position in SQL: two index probes on the queue's partial indexes."""
     q, mine = _QUEUE, _MINE
     head = func.coalesce(
         select(func.min(q.c.fair_position))
-        .where(in_flight(q), q.c.extractor_versions == job.extractor_versions)
+        .where(in_flight(q), q.c.extractor_versions == extractor_versions)
         .scalar_subquery(), 0)
     after_last = func.coalesce(
         select(func.max(mine.c.fair_position) + 1)
-        .where(in_flight(mine), mine.c.account == job.account).scalar_subquery(), 0)
+        .where(in_flight(mine), mine.c.account == account).scalar_subquery(), 0)
     return case((after_last > head, after_last), else_=head)
+
+
+# What insert_job binds; the rest of the row follows from the shape of the job.
+_JOB_COLUMNS = ("id", "account", "caller_id", "idempotency_key", "request_hash", "cache_key",
+                "content_hash", "outcome", "would_be", "fresh", "leader_id", "inflight_key",
+                "result_id", "extractor_versions", "retry_of", "request_id", "trace_context")
+
+
+@functools.cache
+def _job_insert(finished: bool, works: bool):
+    """insert_job's statement, built once for each shape of job (completed at once or not;
+    work for a worker, with a place in the queue, or not): a statement made anew for each
+    upload cost the API more CPU to key for SQLAlchemy's cache than to run."""
+    bound = prebuilt.columns(jobs, *_JOB_COLUMNS)
+    return jobs.insert().values(
+        **bound, status=literal(COMPLETED if finished else PENDING),
+        fencing_token=literal(0), attempts=literal(0),
+        fair_position=(_fair_position(bound["account"], bound["extractor_versions"])
+                       if works else literal(0)),
+        run_after=db_now(), created_at=db_now(), updated_at=db_now(),
+        finished_at=db_now() if finished else None)
 
 
 class SqlArrival(ABC):
@@ -102,20 +124,15 @@ class SqlArrival(ABC):
         """Times from the database clock."""
         job_id = new_id("job")
         finished = result_id is not None
-        works = not finished and leader_id is None
-        self.conn.execute(jobs.insert().values(
+        self.conn.execute(_job_insert(finished, works=not finished and leader_id is None),
+                          prebuilt.values(
             id=job_id, account=job.account, caller_id=job.caller_id,
             idempotency_key=job.idempotency_key, request_hash=job.request_hash,
-            cache_key=job.cache_key, content_hash=job.content_hash,
-            status=COMPLETED if finished else PENDING, outcome=outcome.value, would_be=would_be,
-            fresh=job.fresh, leader_id=leader_id,
+            cache_key=job.cache_key, content_hash=job.content_hash, outcome=outcome.value,
+            would_be=would_be, fresh=job.fresh, leader_id=leader_id,
             inflight_key=job.cache_key if joinable else None, result_id=result_id,
-            fencing_token=0, attempts=0, extractor_versions=job.extractor_versions,
-            fair_position=_fair_position(job) if works else 0, retry_of=job.retry_of,
-            request_id=job.request_id, trace_context=job.trace_context,
-            run_after=db_now(), created_at=db_now(), updated_at=db_now(),
-            finished_at=db_now() if finished else None,
-        ))
+            extractor_versions=job.extractor_versions, retry_of=job.retry_of,
+            request_id=job.request_id, trace_context=job.trace_context))
         return job_id
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:

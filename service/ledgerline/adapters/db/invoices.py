@@ -19,6 +19,7 @@ from ...domain.identity import Caller
 from ...ports.invoices import EditableInvoice, InvoiceProgress, ListFilter
 from ..invoice_views import (DUPLICATE_FIELDS, listed, possible_duplicates, review_state,
                              shown_document)
+from . import prebuilt
 from .duplicates import duplicate_of
 from .tables import api_keys, blobs, invoices, jobs, results
 
@@ -194,14 +195,25 @@ def invoice_progress(conn: Connection, caller: Caller, account: str,
     listens for."""
     if not caller.can_enter(account):
         return None
-    row = conn.execute(
-        select(_status.label("status"),
-               func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
-        .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
-                     .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
-        .where(_visible(caller, account), invoices.c.id == invoice_id)
-    ).first()
+    own_only = caller.sees_only_own_uploads()
+    row = conn.execute(_progress_statement(own_only), prebuilt.values(
+        account=account, invoice_id=invoice_id,
+        **({"uploaded_by": caller.principal} if own_only else {}))).first()
     return InvoiceProgress(row.status, row.work_job_id) if row else None
+
+
+@functools.cache
+def _progress_statement(own_only: bool):
+    """Built once: every upload that waits reads its progress at least twice, and a statement
+    made anew each time costs more to key for SQLAlchemy's cache than to run."""
+    uploaded_by = prebuilt.param("uploaded_by", invoices.c.uploaded_by.type)
+    return (select(_status.label("status"),
+                   func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
+            .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
+                         .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
+            .where(visible_to(prebuilt.param("account", invoices.c.account.type),
+                              uploaded_by if own_only else None),
+                   invoices.c.id == prebuilt.param("invoice_id", invoices.c.id.type)))
 
 
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter, *,

@@ -10,6 +10,7 @@ worker that lost its lease changes nothing.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -130,8 +131,12 @@ def _due(now):
 _MATE = e.alias("mate")  # another endpoint of the account; made once (see db/duplicates.py)
 
 
-def _next_endpoint(now):
-    mate = _MATE
+@functools.cache
+def _next_endpoint():
+    """The idle endpoint with a due delivery that comes first, built once: every delivery
+    thread asks twice a second, webhooks or none, and building the statement each time cost
+    more than running it."""
+    now, mate = db_now(), _MATE
     account_usage = (select(func.sum(mate.c.usage_seconds))
                      .where(mate.c.account == e.c.account).scalar_subquery())
     has_due = (select(d.c.id).where(d.c.endpoint_id == e.c.id, *_due(now),
@@ -149,8 +154,8 @@ def claim(conn: Connection, owner: str, lease_seconds: float) -> Claimed | None:
     """The next due delivery of the next idle endpoint in fair order (a disabled endpoint
     gets only its pings), claimed with its fencing token raised; the endpoint is busy for the
     lease. SKIP LOCKED on PostgreSQL, SQLite's single writer elsewhere."""
+    endpoint = conn.execute(_next_endpoint()).first()
     now = db_now()
-    endpoint = conn.execute(_next_endpoint(now)).first()
     if endpoint is None:
         return None
     due = [d.c.endpoint_id == endpoint.id, *_due(now)]
