@@ -82,6 +82,25 @@ def test_the_fetch_is_a_signed_get_over_the_clients_connections(signed_s3, monke
     assert len(through_client) == 1
 
 
+def test_the_existence_check_is_a_signed_head_over_the_clients_connections(
+        signed_s3, monkeypatch, prefix):
+    with FaultyProxy(signed_s3.port, []) as proxy:
+        store = store_at(signed_s3, monkeypatch, prefix, endpoint=proxy.url)
+        through_client: list = []
+        store.client.meta.events.register("before-call.s3.HeadObject",
+                                          lambda **kwargs: through_client.append(kwargs))
+        assert store.exists(KEY) and store.exists(KEY)
+        assert through_client == []
+        assert fetched(store) == DATA  # on the same kept-alive connection
+        assert proxy.connections == 1
+        # a 404 (or a refusal) goes to the client's HeadObject, which tells a missing object
+        assert not store.exists(original_key("acme", "blake3:" + "00" * 32))
+    assert len(through_client) == 1
+    wrong = store_at(signed_s3, monkeypatch, prefix, secret="not-the-secret")
+    with pytest.raises(StorageUnavailable):
+        wrong.exists(KEY)
+
+
 def test_this_server_refuses_a_wrong_signature(signed_s3, monkeypatch, prefix):
     """Else the test above would pass with any signature."""
     store = store_at(signed_s3, monkeypatch, prefix, secret="not-the-secret")

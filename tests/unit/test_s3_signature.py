@@ -1,5 +1,5 @@
 """The fetch's SigV4 headers (adapters/s3_get.py) are the ones botocore's own S3 signer makes
-for the same GET at the same moment, for every kind of endpoint and credentials."""
+for the same GET (or HEAD) at the same moment, for every kind of endpoint and credentials."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -15,9 +15,10 @@ NOW = datetime(2026, 12, 4, 13, 5, 9, tzinfo=UTC)
 KEY = "accounts/acme/originals/blake3/ab/" + "ab" * 32
 
 
-def botocores(url: str, credentials: Credentials, region: str, monkeypatch) -> dict:
+def botocores(url: str, credentials: Credentials, region: str, monkeypatch,
+              method: str = "GET") -> dict:
     monkeypatch.setattr(auth, "get_current_datetime", lambda: NOW.replace(tzinfo=None))
-    request = AWSRequest("GET", url)
+    request = AWSRequest(method, url)
     auth.S3SigV4Auth(credentials, "s3", region).add_auth(request)
     return {name.lower(): value for name, value in request.headers.items()}
 
@@ -31,9 +32,10 @@ def botocores(url: str, credentials: Credentials, region: str, monkeypatch) -> d
 ], ids=["path-style", "aws", "default-port", "ipv6", "quoted-key"])
 @pytest.mark.parametrize("token", [None, "FwoGZXIvYXdzEJr//session+token=="],
                          ids=["keys", "session-token"])
-def test_the_signature_is_botocores(url, token, monkeypatch):
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_the_signature_is_botocores(url, token, method, monkeypatch):
     credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", token)
-    ours = sigv4_headers(url, credentials, "eu-central-1", NOW)
-    theirs = botocores(url, credentials, "eu-central-1", monkeypatch)
+    ours = sigv4_headers(url, credentials, "eu-central-1", NOW, method)
+    theirs = botocores(url, credentials, "eu-central-1", monkeypatch, method)
     assert ours["authorization"] == theirs["authorization"]
     assert {name: ours[name] for name in theirs} == theirs

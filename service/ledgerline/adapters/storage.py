@@ -156,6 +156,11 @@ class S3ObjectStore:
             raise StorageUnavailable(str(exc)) from exc
 
     def exists(self, key: str) -> bool:
+        """A signed HEAD over the client's connections (s3_get.py) when the object is there,
+        the common case (an upload checks the original it just wrote); else the client's
+        HeadObject, with its retries and error codes."""
+        if self._signed_get.found(self._key(key)):
+            return True
         try:
             self.client.head_object(Bucket=self.bucket, Key=self._key(key))
             return True
