@@ -1,4 +1,4 @@
-"""The worker's fetch from S3 (adapters/s3_get.py): one GET signed by botocore's signer over
+"""The worker's fetch from S3 (adapters/s3_signed.py): one GET signed by botocore's signer over
 the client's own connections, against a SeaweedFS that checks every signature as S3 does;
 whatever is not a 200 goes to the client's GetObject, with its retries and its errors."""
 from __future__ import annotations
@@ -99,6 +99,36 @@ def test_the_existence_check_is_a_signed_head_over_the_clients_connections(
     wrong = store_at(signed_s3, monkeypatch, prefix, secret="not-the-secret")
     with pytest.raises(StorageUnavailable):
         wrong.exists(KEY)
+
+
+def test_the_write_is_a_signed_put_over_the_clients_connections(signed_s3, monkeypatch, prefix,
+                                                                tmp_path):
+    path = tmp_path / "another.pdf"
+    path.write_bytes(DATA[::-1])
+    key = original_key("acme", "blake3:" + "cd" * 32)
+    with FaultyProxy(signed_s3.port, []) as proxy:
+        store = store_at(signed_s3, monkeypatch, prefix, endpoint=proxy.url)
+        through_client: list = []
+        store.client.meta.events.register("before-call.s3.PutObject",
+                                          lambda **kwargs: through_client.append(kwargs))
+        store.put_file(key, str(path), hashlib.sha256(DATA[::-1]).digest())
+        assert fetched(store, key) == DATA[::-1]
+        assert proxy.connections == 1
+    assert through_client == []
+    wrong = store_at(signed_s3, monkeypatch, prefix, secret="not-the-secret")
+    with pytest.raises(StorageUnavailable):
+        wrong.put_file(key, str(path), hashlib.sha256(DATA[::-1]).digest())
+
+
+def test_a_write_whose_bytes_do_not_match_their_checksum_is_refused(signed_s3, monkeypatch,
+                                                                    prefix, tmp_path):
+    path = tmp_path / "damaged.pdf"
+    path.write_bytes(DATA[:-1] + b"X")
+    key = original_key("acme", "blake3:" + "ef" * 32)
+    store = store_at(signed_s3, monkeypatch, prefix)
+    with pytest.raises(StorageUnavailable):
+        store.put_file(key, str(path), hashlib.sha256(DATA).digest())
+    assert not store.exists(key)
 
 
 def test_this_server_refuses_a_wrong_signature(signed_s3, monkeypatch, prefix):

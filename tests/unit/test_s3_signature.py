@@ -1,7 +1,9 @@
-"""The fetch's SigV4 headers (adapters/s3_get.py) are the ones botocore's own S3 signer makes
+"""The fetch's SigV4 headers (adapters/s3_signed.py) are the ones botocore's own S3 signer makes
 for the same GET (or HEAD) at the same moment, for every kind of endpoint and credentials."""
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import UTC, datetime
 
 import pytest
@@ -9,16 +11,19 @@ from botocore import auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from ledgerline.adapters.s3_get import sigv4_headers
+from ledgerline.adapters.s3_signed import sigv4_headers
 
 NOW = datetime(2026, 12, 4, 13, 5, 9, tzinfo=UTC)
 KEY = "accounts/acme/originals/blake3/ab/" + "ab" * 32
 
 
 def botocores(url: str, credentials: Credentials, region: str, monkeypatch,
-              method: str = "GET") -> dict:
+              method: str = "GET", body: bytes | None = None) -> dict:
     monkeypatch.setattr(auth, "get_current_datetime", lambda: NOW.replace(tzinfo=None))
-    request = AWSRequest(method, url)
+    request = AWSRequest(method, url, data=body)
+    if body is not None:  # the checksum header PutObject sends with ChecksumSHA256
+        request.headers["x-amz-checksum-sha256"] = base64.b64encode(
+            hashlib.sha256(body).digest()).decode()
     auth.S3SigV4Auth(credentials, "s3", region).add_auth(request)
     return {name.lower(): value for name, value in request.headers.items()}
 
@@ -37,5 +42,19 @@ def test_the_signature_is_botocores(url, token, method, monkeypatch):
     credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", token)
     ours = sigv4_headers(url, credentials, "eu-central-1", NOW, method)
     theirs = botocores(url, credentials, "eu-central-1", monkeypatch, method)
+    assert ours["authorization"] == theirs["authorization"]
+    assert {name: ours[name] for name in theirs} == theirs
+
+
+@pytest.mark.parametrize("token", [None, "FwoGZXIvYXdzEJr//session+token=="],
+                         ids=["keys", "session-token"])
+def test_a_puts_signature_is_botocores_with_its_payload_and_checksum(token, monkeypatch):
+    url = f"http://127.0.0.1:8333/ledgerline/t_1/{KEY}"
+    body = b"%PDF-1.7 an original"
+    credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", token)
+    ours = sigv4_headers(url, credentials, "eu-central-1", NOW, "PUT",
+                         hashlib.sha256(body).digest())
+    theirs = botocores(url, credentials, "eu-central-1", monkeypatch, "PUT", body)
+    assert "x-amz-checksum-sha256" in theirs["authorization"]
     assert ours["authorization"] == theirs["authorization"]
     assert {name: ours[name] for name in theirs} == theirs

@@ -115,9 +115,9 @@ class S3ObjectStore:
             connect_timeout=1, read_timeout=2, retries={"max_attempts": 1, "mode": "standard"}))
         from botocore.exceptions import BotoCoreError, ClientError
 
-        from .s3_get import SignedGet  # botocore's parts: imported with boto3, when S3 is used
+        from .s3_signed import SignedRequests  # botocore's parts: imported with boto3
         self._errors = (BotoCoreError, ClientError)
-        self._signed_get = SignedGet(self.client, bucket)
+        self._signed = SignedRequests(self.client, bucket)
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key
@@ -127,6 +127,11 @@ class S3ObjectStore:
         return {"Bucket": self.bucket, "Name": self._key(key)}
 
     def put_file(self, key: str, path: str, sha256: bytes) -> None:
+        """A signed PUT over the client's connections (s3_signed.py), checked by the store
+        against `sha256`; anything but a 200 goes to the client's PutObject, with its retries
+        and error codes."""
+        if self._signed.put(self._key(key), path, sha256):
+            return
         try:
             with open(path, "rb") as body:
                 self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=body,
@@ -135,9 +140,9 @@ class S3ObjectStore:
             raise StorageUnavailable(f"cannot store {key}: {exc}") from exc
 
     def get_to_file(self, key: str, dest: Writable) -> None:
-        """The worker's fetch: a signed GET over the client's connections (s3_get.py), or
+        """The worker's fetch: a signed GET over the client's connections (s3_signed.py), or
         the client's GetObject for whatever that does not handle."""
-        if self._signed_get.to_file(self._key(key), dest):
+        if self._signed.to_file(self._key(key), dest):
             return
         body = self.open_stream(key)
         try:
@@ -156,10 +161,10 @@ class S3ObjectStore:
             raise StorageUnavailable(str(exc)) from exc
 
     def exists(self, key: str) -> bool:
-        """A signed HEAD over the client's connections (s3_get.py) when the object is there,
+        """A signed HEAD over the client's connections (s3_signed.py) when the object is there,
         the common case (an upload checks the original it just wrote); else the client's
         HeadObject, with its retries and error codes."""
-        if self._signed_get.found(self._key(key)):
+        if self._signed.found(self._key(key)):
             return True
         try:
             self.client.head_object(Bucket=self.bucket, Key=self._key(key))

@@ -3,7 +3,7 @@
 Originals are content-addressed: a job names the BLAKE3 hash of the bytes its upload received,
 so what any store hands back is hashed as it is written and compared with it. That covers the
 bytes end to end, from the upload's spool to the worker's, a stronger check than the store's
-own checksum (which the S3 fetch leaves out for it: adapters/s3_get.py).
+own checksum (which the S3 fetch leaves out for it: adapters/s3_signed.py).
 """
 from __future__ import annotations
 
