@@ -28,8 +28,10 @@ BUCKET = "ledgerline-test"
 TEMPLATE_DB = "ledgerline_template"
 
 # Started first: under pytest-xdist a test of half a minute that starts last keeps one process
-# busy while the others sit idle; started first, the short tests fill in around it.
-LONG_RUNNING = {"e2e", "production", "hostile", "fuzz", "infra"}
+# busy while the others sit idle; started first, the short tests fill in around it. (`make test`
+# runs xdist's worksteal scheduler: its load scheduler would give these, queued together at the
+# front, all to one process in its first batch.)
+LONG_RUNNING = {"e2e", "production", "hostile", "fuzz", "infra", "property"}
 
 
 def pytest_collection_modifyitems(config, items):
