@@ -14,7 +14,9 @@ RUNTIME_STAMP := $(VENV)/.ledgerline-runtime
 PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # `make test PYTEST_ARGS=tests/unit`; `make test PYTEST_XDIST=` runs in one process.
-PYTEST_XDIST ?= -n auto
+# worksteal: the long tests run first (tests/conftest.py), and `--dist load` would hand them all,
+# as one block, to the first process; with worksteal an idle process takes over the other's queue.
+PYTEST_XDIST ?= -n auto --dist worksteal
 PYTEST_ARGS ?=
 SERVE_ARGS ?=
 BENCH ?= bench/run.py

@@ -256,6 +256,7 @@ def report(exs, probs, baseline: dict, items: dict | None = None, out=print,
     confusion = {who: defaultdict(Counter) for who in ("rules", "ranker")}
     outcomes = defaultdict(list)  # (part, field) -> (confidence, right)
     stp = defaultdict(Counter)
+    held_back = defaultdict(Counter)  # part -> reason's field (and "only <field>") -> documents
     kinds = defaultdict(Counter)
     for ex, document, picks in results:
         part = ex.doc.part
@@ -289,6 +290,10 @@ def report(exs, probs, baseline: dict, items: dict | None = None, out=print,
         right = all_key_fields_right(ex, values)
         stp[part].update({"docs": 1, "accepted": accepted, "accepted_right": accepted and right,
                           "right": right})
+        if right and not accepted:  # what holds back a document with every key field right
+            held = sorted({r.split(":")[0] for r in document["review"]["reasons"]})
+            held_back[part].update(held)
+            held_back[part]["only " + held[0] if len(held) == 1 else "several"] += 1
         kinds[part][(truth_type(ex.doc.truth),
                      document["fields"]["document_type"]["value"])] += 1
     result = {"fields": {}, "sources": [], "confusion": {}, "reliability": {}, "auroc": {},
@@ -297,7 +302,7 @@ def report(exs, probs, baseline: dict, items: dict | None = None, out=print,
     _print_sources(per_source, result, out)
     _print_misses(confusion, result, out)
     _print_reliability(outcomes, result, out)
-    _print_straight_through(stp, result, out)
+    _print_straight_through(stp, held_back, result, out)
     _print_document_types(kinds, result, out)
     return result
 
@@ -412,7 +417,7 @@ def _print_confident_wrong(outcomes, part, result, out):
         "wrong_with_invented": wrong_any}
 
 
-def _print_straight_through(stp, result, out):
+def _print_straight_through(stp, held_back, result, out):
     out()
     out(f"Straight-through processing (review.required false): share of documents taken, and of"
         f" those the share with every key field right (goals: >= {STP_PRECISION_GOAL} right, >="
@@ -428,7 +433,14 @@ def _print_straight_through(stp, result, out):
             f" {shown:>9} | {c['right'] / max(1, c['docs']):14.3f}")
         result["straight_through"][part] = {"docs": c["docs"], "accepted": c["accepted"],
                                             "share": share, "precision": precision,
-                                            "all_right_any": c["right"]}
+                                            "all_right_any": c["right"],
+                                            "held_back": dict(held_back[part])}
+    out("Reviewed although every key field is right, by the fields the review names (and the"
+        " documents held back by one field alone):")
+    for part in PARTS:
+        shown = ", ".join(f"{k} {n}" for k, n in sorted(held_back[part].items(),
+                                                         key=lambda kv: (-kv[1], kv[0])))
+        out(f"{part:<10} {shown or '-'}")
 
 
 def _print_document_types(kinds, result, out):

@@ -1,12 +1,15 @@
 """Fixtures: every backend is real. The embedded default (SQLite + a local directory) is
 always available; the production backend (PostgreSQL + SeaweedFS S3) is started once per
-session on loopback, with a database cloned from a migrated template for every test."""
+session on loopback. Either way a test's database is a copy of one migrated once per process
+(PostgreSQL: cloned from a template database; SQLite: a copy of a migrated file)."""
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
+import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,8 +28,10 @@ BUCKET = "ledgerline-test"
 TEMPLATE_DB = "ledgerline_template"
 
 # Started first: under pytest-xdist a test of half a minute that starts last keeps one process
-# busy while the others sit idle; started first, the short tests fill in around it.
-LONG_RUNNING = {"e2e", "production", "hostile", "fuzz", "infra"}
+# busy while the others sit idle; started first, the short tests fill in around it. (`make test`
+# runs xdist's worksteal scheduler: its load scheduler would give these, queued together at the
+# front, all to one process in its first batch.)
+LONG_RUNNING = {"e2e", "production", "hostile", "fuzz", "infra", "property"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -69,6 +74,28 @@ def s3_server():
         yield s3
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Callable[[Path], str]:
+    """`migrated_sqlite(path)`: a SQLite database at `path` at the head revision; its URL.
+
+    The migrations run once per process; each test gets a copy of that file (a few
+    milliseconds instead of half a second), as PostgreSQL's tests get a clone of TEMPLATE_DB.
+    Tests of the migrations themselves run `upgrade` on their own databases.
+    """
+    template = tmp_path_factory.mktemp("sqlite-template") / "ledgerline.sqlite3"
+    upgrade(f"sqlite:///{template}")
+    # The migration's engine is disposed: its last connection folded the write-ahead log into
+    # the file, so the file alone is the whole database.
+    assert not template.with_name(f"{template.name}-wal").exists()
+
+    def copy(path: Path) -> str:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(template, path)
+        return f"sqlite:///{path}"
+
+    return copy
+
+
 @dataclasses.dataclass
 class Backend:
     name: str
@@ -89,8 +116,7 @@ def s3_env(s3) -> dict:
 @pytest.fixture(params=["embedded", "production"])
 def backend(request, tmp_path, monkeypatch):
     if request.param == "embedded":
-        url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
-        upgrade(url)
+        url = request.getfixturevalue("migrated_sqlite")(tmp_path / "ledgerline.sqlite3")
         yield Backend("embedded", url, f"file://{tmp_path}/objects", {})
         return
     pg = request.getfixturevalue("pg_server")

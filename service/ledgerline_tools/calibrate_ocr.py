@@ -28,7 +28,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledgerline.extraction.ocr.calibration import CALIBRATION_PATH, FORMAT, FieldCalibration
+from ledgerline.extraction.ocr.calibration import (
+    CALIBRATION_PATH,
+    FORMAT,
+    FieldCalibration,
+    unconfirmed,
+)
 from ledgerline.extraction.ranker.confidence import Calibrator, accept_threshold
 from ledgerline.extraction.ranker.confidence import fit as fit_calibrator
 
@@ -120,7 +125,7 @@ def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
             by_field.setdefault(field, []).append(Outcome(evidence, right, index))
     fields = {}
     for field, got in sorted(by_field.items()):
-        entry = fit_field(got)
+        entry = fit_field(field, got)
         log(f"{field:16} {len(got):4} values, {sum(o.right for o in got):4} right; "
             f"threshold {entry.threshold}")
         fields[field] = entry.to_json()
@@ -137,16 +142,18 @@ class Outcome:
     document: int  # the generated document it was read from
 
 
-def fit_field(got: list[Outcome]) -> FieldCalibration:
+def fit_field(field: str, got: list[Outcome]) -> FieldCalibration:
     """The calibrator of a field's OCR'd values, fitted on all of them, and the acceptance
     threshold of its OCR'd values, chosen as the ranker chooses its own (``accept_threshold``)
     on confidences each computed by a calibrator fitted without the value's document: no value
-    at least that sure was wrong on a document its calibrator had not seen."""
+    at least that sure was wrong on a document its calibrator had not seen. The threshold is
+    chosen among the values the page confirms (``calibration.unconfirmed``): the others are
+    never taken without review, and their wrong ones would only raise it."""
     confidences, right = [], []
     for document in sorted({o.document for o in got}):
         held_out = _fit([o for o in got if o.document != document])
         for o in got:
-            if o.document == document:
+            if o.document == document and unconfirmed(field, o.evidence) is None:
                 confidences.append(held_out(o.evidence))
                 right.append(o.right)
     threshold = accept_threshold(confidences, right, [1.0] * len(right))

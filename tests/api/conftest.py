@@ -5,7 +5,6 @@ import dataclasses
 
 import pytest
 
-from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.bootstrap import bootstrap
 from ledgerline.config import Settings
 from ledgerline.http.app import create_app
@@ -29,10 +28,9 @@ class ApiEnv:
 
 
 @pytest.fixture(scope="module")
-def api_env(tmp_path_factory):
+def api_env(tmp_path_factory, migrated_sqlite):
     root = tmp_path_factory.mktemp("api")
-    url = f"sqlite:///{root}/ledgerline.sqlite3"
-    upgrade(url)
+    url = migrated_sqlite(root / "ledgerline.sqlite3")
     settings = Settings(database_url=url, storage_url=f"file://{root}/objects",
                         rate_limit_per_minute=0, max_upload_bytes=64 * 1024)
     services = bootstrap(settings, extractor=ControlledExtractor())

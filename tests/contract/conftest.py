@@ -16,7 +16,6 @@ from sqlalchemy import select
 
 from ledgerline.adapters.db.database import SqlDatabase
 from ledgerline.adapters.db.engine import make_engine, transaction
-from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.adapters.db.tables import (accounts, blobs, cache_entries, jobs, model_calls,
                                            results, shadow_fields)
 from ledgerline.adapters.memory import MemoryDatabase
@@ -84,8 +83,7 @@ def store(request, tmp_path):
         yield memory_store()
         return
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
-        upgrade(url)
+        url = request.getfixturevalue("migrated_sqlite")(tmp_path / "ledgerline.sqlite3")
         built = sql_store("sqlite", url)
         yield built
         for close in built.closers:

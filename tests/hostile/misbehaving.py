@@ -50,6 +50,21 @@ class Sleeps(_Base):
         return {"slept": self.seconds}
 
 
+class WaitsForPeers(_Base):
+    """Signs in under `directory`, then waits (at most `patience` seconds) until `peers`
+    extractions have signed in: it meets them all only if they run at the same time."""
+
+    def __init__(self, directory: str, peers: int, patience: float):
+        self.directory, self.peers, self.patience = directory, peers, patience
+
+    def extract(self, path, content_hash):
+        open(os.path.join(self.directory, str(os.getpid())), "w").close()
+        deadline = time.monotonic() + self.patience
+        while len(os.listdir(self.directory)) < self.peers and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return {"pid": os.getpid(), "met": len(os.listdir(self.directory))}
+
+
 class HoardsMemory(_Base):
     def extract(self, path, content_hash):
         hoard = []

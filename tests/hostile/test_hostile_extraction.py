@@ -283,18 +283,23 @@ def test_an_external_stop_event_cancels_too(good_pdf):
         sandbox.extract(good_pdf, "blake3:x")
 
 
-def test_documents_extract_concurrently_in_separate_children(good_pdf):
-    sandbox = sandboxed(misbehaving.Sleeps(0.5))
+def test_documents_extract_concurrently_in_separate_children(good_pdf, tmp_path):
+    # Each extraction waits for the other three to start: run one after another, the first
+    # would wait alone until its patience ran out. (No bound on the elapsed time, which a
+    # loaded machine's slow process starts would decide.)
+    rendezvous = tmp_path / "rendezvous"
+    rendezvous.mkdir()
+    sandbox = sandboxed(misbehaving.WaitsForPeers(str(rendezvous), peers=4, patience=20),
+                        timeout_seconds=30)
     results = []
     threads = [threading.Thread(target=lambda: results.append(sandbox.extract(good_pdf, "h")))
                for _ in range(4)]
-    started = time.monotonic()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert results == [{"slept": 0.5}] * 4
-    assert time.monotonic() - started < 1.5
+    assert [r["met"] for r in results] == [4] * 4
+    assert len({r["pid"] for r in results}) == 4
 
 
 def test_an_inner_extractor_the_child_cannot_receive_is_refused_at_construction():

@@ -10,7 +10,6 @@ import pytest
 from ledgerline.adapters.db.accounts import caller_for_key, create_account, create_key
 from ledgerline.adapters.db.engine import transaction
 from ledgerline.adapters.db.invoices import get_invoice
-from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.adapters.sandbox import SandboxedExtractor
 from ledgerline.bootstrap import bootstrap, utcnow
 from ledgerline.config import Settings
@@ -25,9 +24,8 @@ ACCOUNT = "acme"
 
 
 @pytest.fixture
-def make_services(tmp_path):
-    url = f"sqlite:///{tmp_path}/ledgerline.sqlite3"
-    upgrade(url)
+def make_services(tmp_path, migrated_sqlite):
+    url = migrated_sqlite(tmp_path / "ledgerline.sqlite3")
     settings = Settings(database_url=url, storage_url=f"file://{tmp_path}/objects")
     built = []
 

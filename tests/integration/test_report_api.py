@@ -17,13 +17,11 @@ from .test_report_sql import PRICE, at
 
 
 @pytest.fixture
-def env(tmp_path):
-    from ledgerline.adapters.db.migrate import upgrade
+def env(tmp_path, migrated_sqlite):
     from ledgerline.bootstrap import bootstrap
     from ledgerline.config import Settings
 
-    url = f"sqlite:///{tmp_path}/api.sqlite3"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "api.sqlite3")
     services = bootstrap(Settings(database_url=url, storage_url=f"file://{tmp_path}/objects"),
                          extractor=ControlledExtractor())
     tenant = make_tenant(services, "acme")

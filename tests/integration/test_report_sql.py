@@ -9,7 +9,6 @@ import pytest
 
 from ledgerline.adapters.db.accounts import create_account, create_key
 from ledgerline.adapters.db.engine import make_engine, transaction
-from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.adapters.db.tables import jobs, model_calls
 from ledgerline.config import Settings
 from ledgerline.domain.identity import Role
@@ -23,9 +22,7 @@ PRICE = Decimal("0.004")
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request, tmp_path):
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path}/report.sqlite3"
-        upgrade(url)
-        yield _engine(url)
+        yield _engine(request.getfixturevalue("migrated_sqlite")(tmp_path / "report.sqlite3"))
         return
     pg = request.getfixturevalue("pg_server")
     name = f"r_{uuid.uuid4().hex[:12]}"

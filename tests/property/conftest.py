@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerline.adapters.db.migrate import upgrade
 from ledgerline.bootstrap import bootstrap
 from ledgerline.config import Settings
 from tests.fakes import ControlledExtractor
@@ -12,10 +11,9 @@ from tests.property.support import App
 
 
 @pytest.fixture(scope="module")
-def sqlite_app(tmp_path_factory):
+def sqlite_app(tmp_path_factory, migrated_sqlite):
     root = tmp_path_factory.mktemp("property")
-    url = f"sqlite:///{root}/ledgerline.sqlite3"
-    upgrade(url)
+    url = migrated_sqlite(root / "ledgerline.sqlite3")
     extractor = ControlledExtractor()
     services = bootstrap(Settings(database_url=url, storage_url=f"file://{root}/objects",
                                   rate_limit_per_minute=0), extractor=extractor)

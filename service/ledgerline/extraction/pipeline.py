@@ -18,6 +18,7 @@ from . import document as D
 from . import document_type as T
 from . import ocr, review
 from .ocr import calibration as ocr_calibration
+from .ocr import spelling as ocr_spelling
 from .checks import schematron
 from .errors import ExtractionError
 from .finders import find_candidates
@@ -50,7 +51,8 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
     without review. A value's confidence is the choice's score times how sure the source was
     of the text it was read from (1 for a text layer); a value read by OCR is calibrated again
     from its OCR evidence (:mod:`.ocr.calibration`) and held to its field's threshold for OCR'd
-    values, or, where that calibration has no entry for its field, never taken unseen."""
+    values, or, where that calibration has no entry for its field or the page does not confirm
+    it (:func:`.ocr.calibration.unconfirmed`, said in the field's note), never taken unseen."""
     out, thresholds = {}, dict(reading.thresholds)
     for name, cand in reading.fields.items():
         if cand is None:
@@ -63,9 +65,13 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
             if calibration is None:
                 thresholds[name] = review.NO_THRESHOLD
             else:
-                confidence = calibration.calibrator(
-                    ocr_calibration.features(reading.evidence[name], read))
+                features = _ocr_features(reading, dt, name, read)
+                confidence = calibration.calibrator(features)
                 thresholds[name] = calibration.threshold
+                why = ocr_calibration.unconfirmed(name, features)
+                if why is not None:
+                    thresholds[name] = review.NO_THRESHOLD
+                    reading.notes[name] = "; ".join(filter(None, (reading.notes.get(name), why)))
         out[name] = D.field_entry(
             name, cand.out_value(), confidence, cand.raw, cand.page, cand.bbox
         )
@@ -80,8 +86,37 @@ def ocr_evidence(reading: TextReading, dt: DocText) -> dict[str, tuple[float, ..
         if cand is None or name not in reading.evidence or not _read_by_ocr(dt, cand):
             continue
         read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
-        out[name] = ocr_calibration.features(reading.evidence[name], read)
+        out[name] = _ocr_features(reading, dt, name, read)
     return out
+
+
+def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> tuple:
+    """The OCR evidence of the chosen value of ``name``, whose words OCR read ``read`` sure."""
+    cand = reading.fields[name]
+    spelling = (ocr_spelling.spelling_votes(dt, str(cand.value), cand.line)
+                if name == "seller_name" else (0.0, 0.0))
+    items = _items_agree(reading) if name in ITEM_CHECKED_TOTALS else 0.0
+    return ocr_calibration.features(reading.evidence[name], read, spelling, items)
+
+
+# The totals the line items' sum confirms or contradicts (with net + tax = gross, the items
+# confirm all three).
+ITEM_CHECKED_TOTALS = ("net_total", "tax_total", "gross_total")
+
+
+def _items_agree(reading: TextReading) -> float:
+    """+1 where the line items' amounts add up to the chosen net or gross total (prices with
+    or without VAT), -1 where they add up to neither, 0 without items or the totals."""
+    amounts = [item.get("net_amount") for item in reading.items]
+    if not amounts or any(a is None for a in amounts):
+        return 0.0
+    items_sum = abs(sum(amounts, Decimal(0)))
+    totals = [reading.fields.get(name) for name in ("net_total", "gross_total")]
+    printed = [abs(c.value) for c in totals
+               if c is not None and not c.derived and isinstance(c.value, Decimal)]
+    if not printed:
+        return 0.0
+    return 1.0 if items_sum in printed else -1.0
 
 
 def _read_by_ocr(dt: DocText, cand) -> bool:

@@ -77,3 +77,27 @@ def test_an_address_line_under_a_party_heading_is_no_name():
                  (75, 759, "75018 PARIS, FR"), (300, 790, "FACTURE N° : F20200027"))
     names = {c.value for c in find_candidates(dt).fields["seller_name"]}
     assert not any(str(n).startswith("35 rue") for n in names)
+
+
+def test_an_article_and_a_party_word_under_a_heading_is_the_partys_name():
+    dt = page_of(
+        (60, 770, "Adresse du Client"),
+        (60, 756, "LE CLIENT"),
+        (60, 742, "12 rue des Lilas, 75011 Paris"),
+        (300, 800, "FACTURE N° F-2021-7"),
+    )
+    names = {c.value for c in find_candidates(dt).fields["buyer_name"]
+             if c.evidence.kind == "party_label"}
+    assert names == {"LE CLIENT"}
+
+
+def test_a_law_cited_in_the_small_print_gives_no_invoice_number():
+    dt = page_of(
+        (130, 632, "data:  29/03/2021"), (276, 618, "FATTURA n."),
+        (123, 242, "Il presente documento non costituisce fattura ai sensi dell'art. 21 del DPR"),
+        (123, 230, "633/72. L'operazione è assoggettata ad imposta (art.6,"),
+        (123, 219, "comma 2, del DPR 642/72) e verrà emessa regolare fattura fiscale."),
+        (123, 150, "Article 196 of Directive 2006/112/EC: reverse charge"),
+    )
+    numbers = {c.value for c in find_candidates(dt).fields["invoice_number"]}
+    assert not numbers & {"633/72", "21", "642/72", "2", "art.6", "DPR", "196", "2006/112/EC"}

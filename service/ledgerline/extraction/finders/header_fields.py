@@ -13,6 +13,7 @@ import re
 from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
+from ..text import fold
 from ..values.currencies import CURRENCIES, ISO_CODE
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
@@ -177,6 +178,17 @@ def _reach(dt: DocText, i: int, hits: list, h) -> int:
     return length
 
 
+def cites_a_law(dt: DocText, i: int, s: int) -> bool:
+    """Does a law's citation stand right before the token at line i, position s: on its line, or
+    at the end of the line above when the token opens its line (small print wraps "... del DPR"
+    / "633/72. L'operazione ...")? Its number is the law's: an invoice whose number field is
+    blank otherwise gives it, under a title word of the same sentence, as its invoice number."""
+    before = fold(dt.lines[i].text[:s])
+    if not before.strip():
+        before = dt.line_above(i)
+    return V.legal_reference.search(before) is not None
+
+
 def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
     """(value, raw, start, end, strength) for field on line i in [lo, hi) or None."""
     text = dt.lines[i].text
@@ -193,7 +205,7 @@ def _value_from(dt: DocText, field: str, i: int, lo: int, hi: int):
             return d, seg[s:e], lo + s, lo + e, 1.0
     elif field in IDENTIFIERS:
         got = read_id(seg)
-        if got:
+        if got and not cites_a_law(dt, i, lo + got[1]):
             tok, s, e, strength = got
             return tok, tok, lo + s, lo + e, strength
     elif field == "currency":

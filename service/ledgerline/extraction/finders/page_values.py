@@ -19,7 +19,7 @@ from ..geometry import DocText
 from ..text import fold
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
-from .header_fields import _plain_hits
+from .header_fields import _plain_hits, cites_a_law
 from .parties import _first_part, _namelike, printed_legal_form
 
 PAGE_AMOUNT, PAGE_ID, PAGE_DATE, PAGE_NAME = "page_amount", "page_id", "page_date", "page_name"
@@ -107,7 +107,8 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     """Identifier-like tokens (letters, digits and separators with at least one digit) that are
     neither dates nor amounts, for the invoice number and the purchase order. Beside an
     identifier label, any token counts: "Invoice no. 4", "Reference: TESTREF", "No. 2/11/2023"
-    (``evidence.facts["date_like"]`` says it reads as a date)."""
+    (``evidence.facts["date_like"]`` says it reads as a date). A law's citation never counts:
+    "Art. 21", "DPR 633/72", "§ 19 Abs. 1", "Directive 2006/112/EC" (:func:`.header_fields.cites_a_law`)."""
     out: dict[str, list[Candidate]] = {f: [] for f in ID_FIELDS}
     under_labels = _under_id_labels(dt)
     for i, ln in enumerate(dt.lines):
@@ -120,6 +121,8 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
             tok = m.group(0).rstrip(".:-")
             s, e = m.start(), m.start() + len(tok)
             value = tok.lstrip("#")
+            if cites_a_law(dt, i, s) or _a_citation(value):
+                continue
             date_like = any(ds <= s and e <= de + 1 for ds, de in dates)
             if labelled:
                 if not value or len(tok) > MAX_ID_CHARS or _AMOUNT_LIKE.fullmatch(tok):
@@ -138,6 +141,18 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
             for c in _cands(dt, ID_FIELDS, i, value, s, e, PAGE_ID, start=s, date_like=date_like):
                 out[c.field].append(c)
     return out
+
+
+_LEAD_LETTERS = re.compile(r"\D+")
+
+
+def _a_citation(token: str) -> bool:
+    """Is the token a law's citation itself: its abbreviation ("DPR") or glued to its number
+    after a full stop ("art.6")?"""
+    lead = _LEAD_LETTERS.match(token)
+    if lead is None or not (lead.end() == len(token) or token[lead.end() - 1] == "."):
+        return False
+    return V.legal_reference.search(fold(lead.group(0))) is not None
 
 
 def date_candidates(dt: DocText) -> dict[str, list[Candidate]]:

@@ -28,9 +28,9 @@ from functools import lru_cache
 from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-2"
+FORMAT = "ledgerline-ocr-calibration-3"
 # What a value's OCR evidence adds to the ranker's (confidence.EVIDENCE), in features() order.
-OCR_EVIDENCE = ("logit_words",)
+OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "items_sum")
 log = logging.getLogger(__name__)
 
 
@@ -47,10 +47,41 @@ class FieldCalibration:
         return cls(Calibrator.from_json(data["calibrator"]), data["accept_threshold"])
 
 
-def features(evidence: tuple, words: float) -> tuple[float, ...]:
-    """A value's OCR evidence: the ranker's evidence of it and the (logit of the) lowest
-    confidence OCR gave the words it was read from."""
-    return (*evidence, logit(words))
+def features(evidence: tuple, words: float, spelling: tuple[float, float],
+             items_sum: float) -> tuple[float, ...]:
+    """A value's OCR evidence: the ranker's evidence of it, the (logit of the) lowest
+    confidence OCR gave the words it was read from, for a name how many other places read it
+    with the same letters and accents and how many with other accents (:mod:`.spelling`), and
+    for a total whether the line items, read on their own, add up to the net or gross total
+    (+1), to neither (-1), or there are none (0).
+
+    The words' confidence is Tesseract's own and says little: a misread accent reads as sure as
+    a right one, and a photo whose net, tax and gross were all misread alike still adds up. The
+    same name read again elsewhere, and the totals confirmed by the items, are readings of other
+    places of the page, whose misreads are their own."""
+    return (*evidence, logit(words), *spelling, items_sum)
+
+
+# The features of OCR_EVIDENCE read by unconfirmed(), as offsets from its end.
+_SPELT_ALIKE, _SPELT_OTHERWISE = -3, -2
+
+
+def unconfirmed(field: str, features: tuple) -> str | None:
+    """Why an OCR'd value cannot be taken without review whatever its confidence, or None.
+
+    A seller name is taken only where OCR read it letter for letter in another place of the
+    page and nowhere with other letters: a misread accent reads as sure as a right one, and on
+    the calibration's scans the calibrator ranked names whose other places disagreed on a
+    letter as high as right ones (too few of them to learn from), while a name read in one
+    place only has nothing to confirm it by. Its threshold is chosen among the names that pass
+    (``ledgerline_tools/calibrate_ocr.py``)."""
+    if field != "seller_name":
+        return None
+    if features[_SPELT_OTHERWISE] > 0:
+        return "OCR read the name elsewhere on the page with other letters"
+    if features[_SPELT_ALIKE] < 1:
+        return "OCR read the name in no other place of the page to confirm its spelling"
+    return None
 
 
 @lru_cache(maxsize=1)

@@ -38,7 +38,9 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   a description or quantity column is an item-table header; a column header with a gross word,
   or a tax word with an including word, prints figures that include VAT). ``COLUMN_HEADERS``
   maps each kind of :data:`COLUMN_KINDS` to the header words of that column.
-- ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases.
+- ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases; ``LEGAL_REFERENCES``: the
+  words a law or its paragraph is cited by ("DPR", "Art.", "§"), whose numbers are no
+  document's.
 
 Adding a language: copy ``en.py`` to ``<ISO 639-1 code>.py``, translate every tuple (leave out
 what the language does not have), name its CLDR locales in ``MONTH_LOCALES``, add its row to
@@ -87,7 +89,7 @@ KNOWN_NAMES = frozenset(
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
-    CURRENCY_WORDS NUMBER_SIGN""".split()
+    CURRENCY_WORDS NUMBER_SIGN LEGAL_REFERENCES""".split()
 )
 
 
@@ -143,6 +145,8 @@ class Vocabulary:
     signatory: re.Pattern  # "Authorised Signatory" under it
     currency_words: tuple[tuple[re.Pattern, str], ...]
     months: dict[str, int]
+    # the text before a number ends with a law's citation: "del DPR", "art.", "§", "Abs."
+    legal_reference: re.Pattern
 
 
 def _alt(phrases) -> str:
@@ -320,9 +324,12 @@ def _months(lang: _Languages) -> dict[str, int]:
 # A party label heading its block: "Seller", "Bill to:", and bilingual labels with the other
 # language's word before a slash or the translation after it ("Szállító/Sold by",
 # "Dodavatel (Supplier):", "Vevő/Client"); or the last word of a short heading of the block
-# ("Informationen zum Verkäufer", "Details of the buyer").
+# ("Informationen zum Verkäufer", "Details of the buyer"). Such a heading opens with a word of
+# four letters or more: an article and a party word ("LE CLIENT" under "Adresse du Client") is
+# the placeholder name a sample invoice prints where the party's name goes, not a heading.
 _PARTY_LABEL = (
-    r"^(?:[^\W\d_]{{2,20}}\s*/\s*|(?:[^\W\d_]{{2,20}}\s+){{1,3}}(?=(?:{0})\s*:?\s*$))?"
+    r"^(?:[^\W\d_]{{2,20}}\s*/\s*"
+    r"|[^\W\d_]{{4,20}}\s+(?:[^\W\d_]{{2,20}}\s+){{0,2}}(?=(?:{0})\s*:?\s*$))?"
     r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
 )
 
@@ -383,6 +390,10 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         signatory=rx(r"\b(?:{})\b", "SIGNATORIES"),
         currency_words=_currency_words(lang),
         months=_months(lang),
+        legal_reference=re.compile(
+            rf"(?:^|[^\w.])(?:{lang.alt('LEGAL_REFERENCES', common=True)})\.?\s*"
+            r"(?:n[°o.]?\s*)?$"
+        ),
     )
 
 

@@ -20,3 +20,5 @@ LABELS = {
 
 NUMBERED_NOT_INVOICE = ("tel", "fax", "iban", "pos")
 COLUMN_HEADERS = {"vat_rate": (r"^%\b", r"^(?:\w+\s)?%$")}
+# "§ 19", "Art. 21", "artt. 6 e 7": a citation in every language.
+LEGAL_REFERENCES = ("§", "art", "artt")

@@ -161,3 +161,5 @@ DELIVERY_LABELS = (
 CURRENCY_WORDS = {
     "CZK": (r"\bkorun\w*\b", r"\d\s*kc\b"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("odst", "zakona", "smernice")

@@ -167,3 +167,5 @@ _DANISH = rf"\b(?:cvr|{_BELOB}\w*|ekskl|moms\s+i\s+alt|at\s+betale)\b"
 CURRENCY_WORDS = {
     "DKK": (r"\bdanske\s+kroner\b", rf"(?s:\bkr\b(?=.*{_DANISH})|{_DANISH}(?=.*\bkr\b))"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("loven", "direktiv")

@@ -192,3 +192,5 @@ DECLARED_CAPITAL = ()
 CURRENCY_WORDS = {
     "CHF": (r"\bschweizer\s+franken\b", r"\bsfr\.?\b"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("absatz", "abs", "paragraph", "ustg", "gesetz", "richtlinie")

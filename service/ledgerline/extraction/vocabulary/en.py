@@ -227,3 +227,5 @@ CURRENCY_WORDS = {
     "INR": (r"\brupees?\b", r"\brs\.?[ ]?\d", r"\binr\b"),
     "GBP": (r"\bpounds?\s+sterling\b",),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("article", "section", "directive", "regulation")

@@ -106,3 +106,5 @@ DELIVERY_LABELS = (r"direccion\s+de\s+entrega",)
 CURRENCY_WORDS = {
     "EUR": (r"\beuros?\b",),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("articulo", "apartado", "ley", r"real\s+decreto", "directiva")

@@ -158,3 +158,5 @@ DELIVERY_LABELS = ("toimitusosoite", "toimituspaikka")
 CURRENCY_WORDS = {
     "EUR": (r"\beuroa\b",),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("pykala", "lain", "direktiivi")

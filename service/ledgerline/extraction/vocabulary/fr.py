@@ -155,3 +155,5 @@ CURRENCY_WORDS = {
     "EUR": (r"\beuros?\b",),
     "CHF": (r"\bfrancs?\s+suisses?\b",),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("article", "alinea", "loi", "decret", "cgi", "directive")

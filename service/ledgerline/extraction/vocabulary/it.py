@@ -94,3 +94,5 @@ NAME_LABELS = ("nome", r"ragione\s+sociale")
 ACCOUNT_HOLDER_LABELS = ("intestatario",)
 PAGE_TITLES = ("fattura",)
 DELIVERY_LABELS = (r"indirizzo\s+di\s+consegna",)
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("articolo", "comma", "dpr", r"d\.p\.r", r"d\.\s?lgs", "decreto", "legge", "direttiva")

@@ -106,3 +106,5 @@ NAME_LABELS = ("naam",)
 ACCOUNT_HOLDER_LABELS = ("begunstigde", r"ten\s+name\s+van")
 PAGE_TITLES = ("factuur",)
 DELIVERY_LABELS = ("afleveradres",)
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("artikel", "lid", "wet", "richtlijn")

@@ -170,3 +170,5 @@ DELIVERY_LABELS = ("leveringsadresse", r"leveres\s+til", r"levering\s+til", "lev
 CURRENCY_WORDS = {
     "NOK": (r"\bnorske\s+kroner\b", r"(?s:\bkr\b(?=.*\bmva\b)|\bmva\b(?=.*\bkr\b))"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("ledd", "loven", "direktiv")

@@ -182,3 +182,5 @@ DELIVERY_LABELS = (r"adres\s+dostawy", r"miejsce\s+dostawy", "odbiorca", r"adres
 CURRENCY_WORDS = {
     "PLN": (r"\bz[lł]otych\b", r"\d\s*z[lł]\b"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("ustawy", "dyrektywy")

@@ -187,3 +187,5 @@ CURRENCY_WORDS = {
     "EUR": (r"\beuros?\b",),
     "BRL": (r"\breais\b", r"\br\$"),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("artigo", "lei", r"decreto(?:-lei)?", "diretiva")

@@ -173,3 +173,5 @@ CURRENCY_WORDS = {
         rf"(?s:\bkr\b(?=.*{_SWEDISH})|{_SWEDISH}(?=.*\bkr\b))",
     ),
 }
+# Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
+LEGAL_REFERENCES = ("kap", "lagen", "direktiv")
