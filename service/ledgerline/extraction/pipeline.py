@@ -19,6 +19,7 @@ from . import document_type as T
 from . import ocr, review
 from .ocr import calibration as ocr_calibration
 from .ocr import spelling as ocr_spelling
+from .candidates import BELOW
 from .checks import schematron
 from .errors import ExtractionError
 from .finders import find_candidates
@@ -96,7 +97,20 @@ def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> 
     spelling = (ocr_spelling.spelling_votes(dt, str(cand.value), cand.line)
                 if name == "seller_name" else (0.0, 0.0))
     items = _items_agree(reading) if name in ITEM_CHECKED_TOTALS else 0.0
-    return ocr_calibration.features(reading.evidence[name], read, spelling, items)
+    off_column = 1.0 if name in D.ID_FIELDS and _off_label_column(dt, cand) else 0.0
+    return ocr_calibration.features(reading.evidence[name], read, spelling, items, off_column)
+
+
+def _off_label_column(dt: DocText, cand) -> bool:
+    """Was the value read below its label, but wholly left or right of the label's extent? A
+    table's values sit under their headers; a line OCR joined across cells reaches under the
+    label while the value taken from it does not. (Totals blocks print amounts right of and
+    below their labels, so only identifiers are asked.)"""
+    ev = cand.evidence
+    if ev.relation != BELOW or ev.label_line is None or not cand.bbox:
+        return False
+    label = dt.lines[ev.label_line]
+    return cand.bbox[2] <= label.x0 or cand.bbox[0] >= label.x1
 
 
 # The totals the line items' sum confirms or contradicts (with net + tax = gross, the items

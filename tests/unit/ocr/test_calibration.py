@@ -210,3 +210,45 @@ def test_a_scan_whose_key_value_is_smudged_is_not_taken_with_the_wrong_value(
     assert norm(field, got["fields"][field]["value"]) != norm(field, truth[field])
     assert got["review"]["required"]
     assert any(r.startswith(f"{field}: ") for r in got["review"]["reasons"])
+
+
+# -- an identifier outside its label's column --------------------------------------------------
+
+def _header_row_page():
+    """A header-row table as a phone photo read it (calibration document 42): the labels in
+    one row and, below, the issue date and the invoice number joined into one OCR'd line that
+    reaches under the number's label."""
+    from ledgerline.extraction.geometry import DocText
+    from ledgerline.extraction.model import Line, Page
+
+    def line(x0, y0, x1, text):
+        step = (x1 - x0) / len(text)
+        return Line(1, x0, y0, x1, y0 + 9, text,
+                    chars=[(x0 + k * step, x0 + (k + 1) * step) for k in range(len(text))],
+                    confidences=[0.95] * len(text))
+
+    labels = line(37.4, 656.0, 105.8, "Fecha de factura")
+    number_label = line(140.4, 656.0, 214.9, "Número de factura")
+    values = line(38.9, 644.0, 183.2, "15 de agosto de 2024  F24/09534")
+    return DocText([Page(1, 595, 842, [labels, number_label, values])])
+
+
+@pytest.mark.parametrize(("bbox", "off"), [([38.9, 644.0, 46.4, 653.0], True),
+                                           ([140.4, 644.0, 183.2, 653.0], False)])
+def test_an_identifier_below_its_label_is_off_column_only_outside_the_labels_extent(bbox, off):
+    from ledgerline.extraction.candidates import BELOW, Candidate, Evidence
+    from ledgerline.extraction.pipeline import _off_label_column
+
+    evidence = Evidence("label", label_field="invoice_number", label_line=1, relation=BELOW)
+    cand = Candidate("invoice_number", "x", "x", 1, bbox, line=2, evidence=evidence)
+    assert _off_label_column(_header_row_page(), cand) is off
+
+
+def test_an_ocr_read_identifier_outside_its_labels_column_asks_for_review():
+    """Whatever its confidence: on the calibration's photo the day of the issue date taken for
+    the invoice number read 0.9996, as sure as the right numbers."""
+    evidence = (0.0,) * len(EVIDENCE)
+    off = calibration.features(evidence, 0.99, (0.0, 0.0), 0.0, 1.0)
+    assert "outside the label's column" in calibration.unconfirmed("invoice_number", off)
+    under = calibration.features(evidence, 0.99, (0.0, 0.0), 0.0, 0.0)
+    assert calibration.unconfirmed("invoice_number", under) is None

@@ -28,9 +28,9 @@ from functools import lru_cache
 from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-3"
+FORMAT = "ledgerline-ocr-calibration-4"
 # What a value's OCR evidence adds to the ranker's (confidence.EVIDENCE), in features() order.
-OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "items_sum")
+OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "items_sum", "off_column")
 log = logging.getLogger(__name__)
 
 
@@ -48,22 +48,28 @@ class FieldCalibration:
 
 
 def features(evidence: tuple, words: float, spelling: tuple[float, float],
-             items_sum: float) -> tuple[float, ...]:
+             items_sum: float, off_column: float) -> tuple[float, ...]:
     """A value's OCR evidence: the ranker's evidence of it, the (logit of the) lowest
     confidence OCR gave the words it was read from, for a name how many other places read it
-    with the same letters and accents and how many with other accents (:mod:`.spelling`), and
+    with the same letters and accents and how many with other accents (:mod:`.spelling`),
     for a total whether the line items, read on their own, add up to the net or gross total
-    (+1), to neither (-1), or there are none (0).
+    (+1), to neither (-1), or there are none (0), and for an identifier whether it was read
+    below its label but outside the label's column (1, else 0).
 
     The words' confidence is Tesseract's own and says little: a misread accent reads as sure as
     a right one, and a photo whose net, tax and gross were all misread alike still adds up. The
     same name read again elsewhere, and the totals confirmed by the items, are readings of other
-    places of the page, whose misreads are their own."""
-    return (*evidence, logit(words), *spelling, items_sum)
+    places of the page, whose misreads are their own.
+
+    An identifier outside its label's column was taken from a line OCR joined across the
+    table's cells: in a header-row table (labels in one row, values in the next) a photo read
+    "15 de agosto de 2024  F24/09534" as one line under the labels, and the day of the date,
+    left of the invoice number's label, was taken for the number, as sure as a right one."""
+    return (*evidence, logit(words), *spelling, items_sum, off_column)
 
 
 # The features of OCR_EVIDENCE read by unconfirmed(), as offsets from its end.
-_SPELT_ALIKE, _SPELT_OTHERWISE = -3, -2
+_SPELT_ALIKE, _SPELT_OTHERWISE, _OFF_COLUMN = -4, -3, -1
 
 
 def unconfirmed(field: str, features: tuple) -> str | None:
@@ -74,7 +80,12 @@ def unconfirmed(field: str, features: tuple) -> str | None:
     the calibration's scans the calibrator ranked names whose other places disagreed on a
     letter as high as right ones (too few of them to learn from), while a name read in one
     place only has nothing to confirm it by. Its threshold is chosen among the names that pass
-    (``ledgerline_tools/calibrate_ocr.py``)."""
+    (``ledgerline_tools/calibrate_ocr.py``).
+
+    An identifier read below its label but outside the label's column (:func:`features`) is
+    never taken either: whatever OCR joined it with, nothing places it under its label."""
+    if features[_OFF_COLUMN] > 0:
+        return "OCR read the value below its label but outside the label's column"
     if field != "seller_name":
         return None
     if features[_SPELT_OTHERWISE] > 0:
