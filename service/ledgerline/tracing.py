@@ -7,7 +7,9 @@ themselves (service name and resource attributes, sampler, headers, timeouts). T
 process traces its Flask requests, SQLAlchemy statements and botocore calls (S3, Textract),
 and two spans of its own: a job's attempt, which continues the trace of the upload that
 created the job (its W3C `traceparent` is stored with the job), and the provider call inside
-the attempt. So one trace shows the upload, the attempt and the call that did the work.
+the attempt. So one trace shows the upload, the attempt and the call that did the work. The
+S3 requests made outside botocore's client (adapters/s3_signed.py) get spans named as its
+instrumentation names its own (`client_call`).
 
 Off, nothing here imports OpenTelemetry's SDK, and the spans are the API's no-op ones.
 """
@@ -121,4 +123,23 @@ def span(name: str, *, parent: str | None = None, **attributes):
         for key, value in attributes.items():
             if value is not None:
                 current.set_attribute(f"ledgerline.{key}", value)
+        yield current
+
+
+@contextlib.contextmanager
+def client_call(service: str, operation: str, region: str | None):
+    """A client span for an AWS call made without botocore's client, named and attributed as
+    its instrumentation names its own ("S3.PutObject", `rpc.service` "S3"), so that a trace
+    shows every call to the store whichever way it was sent. Nothing when off."""
+    if _provider is None:
+        yield None
+        return
+    from opentelemetry.trace import SpanKind
+
+    attributes = {"rpc.system": "aws-api", "rpc.service": service, "rpc.method": operation}
+    if region:
+        attributes["aws.region"] = region
+    tracer = _provider.get_tracer("ledgerline")
+    with tracer.start_as_current_span(f"{service}.{operation}", kind=SpanKind.CLIENT,
+                                      attributes=attributes) as current:
         yield current

@@ -25,6 +25,9 @@ The upload's write of an original (`put`: PutObject with the SHA-256 the store c
 bytes against, as the client sends it) and its check that an original it just recorded is
 there (`found`: HeadObject) are made the same way: a 200 says it is done, or there; anything
 else goes to the client's own call, which sends the bytes again or asks again.
+
+With tracing on, each request is a client span like the ones botocore's instrumentation makes
+for the client's calls (tracing.client_call), so a trace still shows the original's PUT and GET.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ from botocore.exceptions import BotoCoreError, NoCredentialsError
 from botocore.utils import percent_encode
 from urllib3.exceptions import HTTPError
 
+from .. import tracing
 from ..ports.storage import StorageUnavailable, Writable
 
 CHUNK = 1 << 20
@@ -56,11 +60,16 @@ class SignedRequests:
     def to_file(self, key: str, dest: Writable) -> bool:
         """Write the object to `dest` and return True, or return False having written nothing.
         Raises StorageUnavailable when the body breaks off after its first bytes."""
+        with self._traced("GetObject") as span:
+            return self._to_file(key, dest, span)
+
+    def _to_file(self, key: str, dest: Writable, span) -> bool:
         try:
             response = self._send(key)
         except BotoCoreError:  # no connection, no credentials: the client's to retry or report
             return False
         raw = response.raw
+        _record(span, response.status_code)
         if response.status_code != 200:
             raw.drain_conn()
             return False
@@ -82,10 +91,12 @@ class SignedRequests:
     def found(self, key: str) -> bool:
         """Whether a signed HEAD of the object answered 200. False says nothing: the client's
         HeadObject decides then (a 404, a refusal, a dropped connection, a 5xx)."""
-        try:
-            response = self._send(key, "HEAD")
-        except BotoCoreError:
-            return False
+        with self._traced("HeadObject") as span:
+            try:
+                response = self._send(key, "HEAD")
+            except BotoCoreError:
+                return False
+            _record(span, response.status_code)
         response.raw.drain_conn()  # a HEAD's answer has no body: the connection is free again
         response.raw.release_conn()
         return response.status_code == 200
@@ -94,15 +105,20 @@ class SignedRequests:
         """Store the file at `path` under `key`, checked by the store against `sha256`; True on
         a 200. False says nothing was confirmed: the client's PutObject then sends the bytes
         again (the same bytes under the same key: a write that did land is only repeated)."""
-        try:
-            with open(path, "rb") as body:
-                response = self._send(key, "PUT", body=body, sha256=sha256,
-                                      size=os.fstat(body.fileno()).st_size)
-        except (BotoCoreError, OSError):
-            return False
+        with self._traced("PutObject") as span:
+            try:
+                with open(path, "rb") as body:
+                    response = self._send(key, "PUT", body=body, sha256=sha256,
+                                          size=os.fstat(body.fileno()).st_size)
+            except (BotoCoreError, OSError):
+                return False
+            _record(span, response.status_code)
         response.raw.drain_conn()
         response.raw.release_conn()
         return response.status_code == 200
+
+    def _traced(self, operation: str):
+        return tracing.client_call("S3", operation, self._client.meta.region_name)
 
     def _send(self, key: str, method: str = "GET", *, body=None, sha256: bytes | None = None,
               size: int | None = None):
@@ -128,6 +144,11 @@ class SignedRequests:
             path = probe.path.removesuffix(_PROBE_KEY)
             self._bucket_url = urlunsplit((probe.scheme, probe.netloc, path, "", ""))
         return self._bucket_url + percent_encode(key, safe="/~")
+
+
+def _record(span, status_code: int) -> None:
+    if span is not None:
+        span.set_attribute("http.status_code", status_code)
 
 
 def sigv4_headers(url: str, credentials, region: str, now: datetime, method: str = "GET",
