@@ -91,29 +91,28 @@ class SignedRequests:
     def found(self, key: str) -> bool:
         """Whether a signed HEAD of the object answered 200. False says nothing: the client's
         HeadObject decides then (a 404, a refusal, a dropped connection, a 5xx)."""
-        with self._traced("HeadObject") as span:
-            try:
-                response = self._send(key, "HEAD")
-            except BotoCoreError:
-                return False
-            _record(span, response.status_code)
-        response.raw.drain_conn()  # a HEAD's answer has no body: the connection is free again
-        response.raw.release_conn()
-        return response.status_code == 200
+        return self._answered_ok("HeadObject", key, "HEAD")
 
     def put(self, key: str, path: str, sha256: bytes) -> bool:
         """Store the file at `path` under `key`, checked by the store against `sha256`; True on
         a 200. False says nothing was confirmed: the client's PutObject then sends the bytes
         again (the same bytes under the same key: a write that did land is only repeated)."""
-        with self._traced("PutObject") as span:
+        try:
+            with open(path, "rb") as body:
+                return self._answered_ok("PutObject", key, "PUT", body=body, sha256=sha256,
+                                         size=os.fstat(body.fileno()).st_size)
+        except OSError:
+            return False
+
+    def _answered_ok(self, operation: str, key: str, method: str, **request) -> bool:
+        """Send a request whose answer has no body to read (HEAD, PUT); True on a 200."""
+        with self._traced(operation) as span:
             try:
-                with open(path, "rb") as body:
-                    response = self._send(key, "PUT", body=body, sha256=sha256,
-                                          size=os.fstat(body.fileno()).st_size)
-            except (BotoCoreError, OSError):
+                response = self._send(key, method, **request)
+            except BotoCoreError:
                 return False
             _record(span, response.status_code)
-        response.raw.drain_conn()
+        response.raw.drain_conn()  # no body to read: the connection is free again
         response.raw.release_conn()
         return response.status_code == 200
 

@@ -13,7 +13,6 @@ import re
 from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
-from ..text import fold
 from ..values.currencies import CURRENCIES, ISO_CODE
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
@@ -183,7 +182,7 @@ def cites_a_law(dt: DocText, i: int, s: int) -> bool:
     at the end of the line above when the token opens its line (small print wraps "... del DPR"
     / "633/72. L'operazione ...")? Its number is the law's: an invoice whose number field is
     blank otherwise gives it, under a title word of the same sentence, as its invoice number."""
-    before = fold(dt.lines[i].text[:s])
+    before = dt.folded[i][:s]  # folding keeps every character's place
     if not before.strip():
         before = dt.line_above(i)
     return V.legal_reference.search(before) is not None
