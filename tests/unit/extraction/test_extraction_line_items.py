@@ -253,6 +253,40 @@ def test_totals_are_no_items():
     assert nets(items(labelled)) == ["1.00", "2.00"]
 
 
+
+def test_the_vat_at_its_rate_under_the_items_is_no_item():
+    # "Iva (22 %)" under the amounts, then the total: neither is an item
+    page = [
+        *row(700, (50, "DESCRIZIONE"), (380, "IMPORTO")),
+        *row(680, (50, "Progettazione"), (380, "1168 Euro")),
+        *row(640, (300, "Iva (22 %)"), (380, "256,96 Euro")),
+        *row(610, (380, "1424,96 Euro")),
+        *row(598, (300, "TOTALE")),
+    ]
+    assert nets(items(page)) == ["1168"]
+
+
+def test_a_currency_word_beside_a_whole_number_marks_it_as_an_amount():
+    page = [*row(700, (50, "Description"), (380, "Amount")), *row(680, (50, "Design"), (380, "980 Euro"))]
+    assert nets(items(page)) == ["980"]
+    bare = [*row(700, (50, "Description"), (380, "Amount")), *row(680, (50, "Design"), (380, "980"))]
+    assert items(bare) == []
+
+
+def test_times_and_dates_in_a_row_are_no_figures():
+    # a broadcast schedule: the day of an air date times the line number is the minutes of a
+    # spot's length in both rows, arithmetic that would take the length for the line amount
+    head = row(700, (30, "No."), (60, "Air date"), (130, "Length"), (200, "Description"),
+               (480, "Amount"))
+    page = [
+        *head,
+        *row(685, (30, "2"), (60, "05/01/20"), (130, "00:10"), (200, "Evening news 5:54PM"),
+             right(520, "$25.00")),
+        *row(670, (30, "3"), (60, "04/30/20"), (130, "00:12"), (200, "Late show"),
+             right(520, "$30.00")),
+    ]
+    assert nets(items(page)) == ["25.00", "30.00"]
+
 @pytest.mark.parametrize("code", ["", "95"])
 def test_allowances_and_charges_on_the_whole_invoice_are_no_items(code):
     """EN 16931 renderings print the document's allowances and charges under the items, each
