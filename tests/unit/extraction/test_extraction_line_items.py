@@ -375,3 +375,41 @@ def test_generated_invoices_of_every_layout(template, tmp_path):
         if checked == 3:
             break
     assert checked == 3
+
+
+# --------------------------------------------------------------------------- labelled blocks
+def _block(y: float, qty: str, amount: str, name: str, *, de: bool = True) -> list[Line]:
+    """One line of an EN 16931 invoice rendered term by term: price details, then the item."""
+    labels = ("Menge", "Gesamtpreis (netto)", "Bezeichnung:") if de else \
+        ("Quantité", "Montant net de ligne", "Nom de l'article:")
+    return [
+        *row(y, (62, labels[0]), right(300, qty)),
+        *row(y - 14, (62, labels[1]), right(300, amount)),
+        *row(y - 40, (62, labels[2]), (160, name)),
+    ]
+
+
+def test_lines_printed_as_labelled_blocks_are_items():
+    page = [
+        *row(780, (62, "Summe aller Positionen"), (405, "netto"), right(567, "10.026,07")),
+        *row(760, (62, "Umsatzsteuersatz"), right(567, "19")),
+        *_block(700, "10.00", "10.000,00", "Schrauben"),
+        *_block(600, "1", "26,07", "Porto + Versandkosten"),
+    ]
+    found = items(page)
+    assert nets(found) == ["10000.00", "26.07"]
+    assert [it["description"] for it in found] == ["Schrauben", "Porto + Versandkosten"]
+    assert [it["quantity"] for it in found] == [Decimal("10.00"), Decimal("1")]
+    assert [it["vat_rate"] for it in found] == [None, None]
+    french = items(_block(700, "1", "972,00", "Item 1", de=False))
+    assert nets(french) == ["972.00"] and french[0]["description"] == "Item 1"
+
+
+def test_a_table_of_items_is_read_before_labelled_blocks():
+    page = [
+        *row(780, (50, "Description"), (260, "Qty"), (330, "Unit price"), (460, "Amount")),
+        *row(765, (50, "Widget"), right(290, "3"), right(400, "12.50"), right(540, "37.50")),
+        *row(740, (50, "Total"), right(540, "37.50")),
+        *_block(700, "3", "37,50", "Widget"),
+    ]
+    assert nets(items(page)) == ["37.50"]

@@ -23,9 +23,13 @@ brutto", "Prix TTC", "Pris inkl. moms"), or a row whose amount is quantity × pr
 rate, gives it without the VAT, at the line's rate or the document's only one; where neither is
 printed the net amount is unknown (None) rather than the gross one.
 
+A document with no item table may print its lines as blocks of labelled values instead (an
+EN 16931 invoice rendered term by term): each block's labelled net amount is an item.
+
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
-amount column), :mod:`.items` (rows into items and their values).
+amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
+blocks of labelled values).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from .amounts import amount_column
 from .cells import Layout
 from .header import Header, page_headers
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
+from .labelled import labelled_items
 from .rows import count_whole_numbers, table_rows
 
 
@@ -84,6 +89,8 @@ def extract_line_items(dt: DocText) -> list[dict]:
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
     items = distinct_items(tables)
+    if not items:
+        return labelled_items(dt)
     if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
         # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
         # column): none of its figures is a rate
