@@ -287,6 +287,30 @@ def test_times_and_dates_in_a_row_are_no_figures():
     ]
     assert nets(items(page)) == ["25.00", "30.00"]
 
+
+def test_rows_indented_under_an_item_that_add_up_to_it_break_it_down():
+    head = row(700, (36, "Description"), (390, "Quantity"), (440, "Unit price"), (520, "Total"))
+    page = [
+        *head,
+        *row(685, (36, "Consulting Services"), right(403, "15"), right(494, "50 €"),
+             right(559, "750 €")),
+        *row(670, (51, "Frontend Development"), right(400, "5"), right(492, "50 €"),
+             right(556, "250 €")),
+        *row(655, (51, "Backend Development"), right(402, "10"), right(492, "50 €"),
+             right(556, "500 €")),
+        *row(640, (36, "Software License"), right(401, "1"), right(494, "250 €"),
+             right(559, "250 €")),
+        *row(620, (420, "Subtotal"), right(559, "1000 €")),
+    ]
+    assert nets(items(page)) == ["750", "250"]
+    # indented rows that do not add up to the item above are items of their own
+    options = [
+        *head,
+        *row(685, (36, "Desk"), right(403, "1"), right(494, "300 €"), right(559, "300 €")),
+        *row(670, (51, "Drawer unit"), right(400, "1"), right(492, "80 €"), right(556, "80 €")),
+    ]
+    assert nets(items(options)) == ["300", "80"]
+
 @pytest.mark.parametrize("code", ["", "95"])
 def test_allowances_and_charges_on_the_whole_invoice_are_no_items(code):
     """EN 16931 renderings print the document's allowances and charges under the items, each
