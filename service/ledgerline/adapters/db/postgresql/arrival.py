@@ -8,8 +8,8 @@ from sqlalchemy import exists, func, select, true
 from sqlalchemy.dialects import postgresql
 
 from ..arrival import SqlArrival
-from ..cache_hits import (OLDEST_FIRST, SAME_SELLER_KEYS, Found, entry, event_insert,
-                          invoice_insert, job_values, same_file, same_seller)
+from ..cache_hits import Found, entry, event_insert, invoice_insert, job_values
+from ..invoices import OLDEST_FIRST, SAME_SELLER_KEYS, same_file_step, same_seller
 from ...invoice_views import DUPLICATE_FIELDS
 from ..notify import announce_new_job
 from ..tables import invoices, jobs
@@ -40,7 +40,7 @@ def _one_statement(own_only: bool):
 
     # The same file's ids (the oldest few) and the seller's candidates as rows, for
     # domain.duplicates to judge, each as one array in the query's order.
-    files = same_file(own_only).add_columns(invoices.c.created_at).subquery()
+    files = same_file_step(own_only).add_columns(invoices.c.created_at).subquery()
     sellers = same_seller(own_only, *(select(hit.c[name]).scalar_subquery()
                                       for name in SAME_SELLER_KEYS))
     return (select(new_job.c.created_at, hit.c.document, hit.c.review_required,
