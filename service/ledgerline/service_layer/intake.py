@@ -18,7 +18,7 @@ from ..domain.identity import Caller
 from ..domain.jobs import CacheOutcome, JobStatus, Replay, decide_replay
 from ..logs import current_request_id
 from ..ports.database import Conflict, StoreUnavailable, Transaction
-from ..ports.jobs import NewJob, ServedHit
+from ..ports.jobs import KeyedJob, NewJob, ServedHit
 from ..ports.storage import StorageUnavailable, original_key
 from ..tracing import current_traceparent
 from .local_disk import WriteFailed
@@ -83,15 +83,18 @@ def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
             hit = _serve_hit(services, caller, new_job)
             if hit:
                 return hit
+        keyed = None
         if idempotency_key:
             # Fast path for retries: no second write of the original.
             with services.db.transaction(write=False) as tx:
-                replay = _replay(tx, new_job, services.settings.idempotency_key_ttl)
+                keyed = _keyed_job(tx, new_job, services.settings.idempotency_key_ttl)
+            replay = _replayed(keyed, new_job)
             if replay:
                 return replay
         for _attempt in range(ORIGINAL_RETRIES):
             try:
-                return _submit(services, new_job, _store_original(services, account, spooled))
+                return _submit(services, new_job, _store_original(services, account, spooled),
+                               key_was_free=keyed is None)
             except OriginalGone:
                 # A purge or a deletion removed the original between our look and our
                 # insert (the invoices -> blobs foreign key, or the object's absence, said
@@ -129,21 +132,29 @@ class OriginalGone(Exception):
     """The blob row an upload relied on was deleted before the upload committed."""
 
 
-def _replay(tx: Transaction, job: NewJob, ttl_seconds: float, *,
-            writing: bool = False) -> Upload | None:
-    """The operation under the caller's key, if any: replay it, or refuse a reused key.
+def _replay(tx: Transaction, job: NewJob, ttl_seconds: float) -> Upload | None:
+    """Inside a write transaction: the operation under the caller's key, if any, replayed (or
+    a reused key refused).
 
     A key older than LEDGERLINE_IDEMPOTENCY_KEY_TTL names nothing any more: the same key then
-    starts a new operation (inside the write transaction the old job lets go of it)."""
+    starts a new operation, and the old job lets go of it here."""
+    found = _keyed_job(tx, job, ttl_seconds)
+    if found is not None and found.expired:
+        tx.arrival.forget_idempotency_key(found.id)
+    return _replayed(found, job)
+
+
+def _keyed_job(tx: Transaction, job: NewJob, ttl_seconds: float) -> KeyedJob | None:
     if job.idempotency_key is None:
         return None  # no key names no operation
-    found = tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
-                                              ttl_seconds)
-    if found is None:
-        return None
-    if found.expired:
-        if writing:
-            tx.arrival.forget_idempotency_key(found.id)
+    return tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
+                                             ttl_seconds)
+
+
+def _replayed(found: KeyedJob | None, job: NewJob) -> Upload | None:
+    """The replay of the operation `found` under the caller's key; None when there is none
+    (or it expired); a reused key refused."""
+    if found is None or found.expired:
         return None
     if decide_replay(found.request_hash, job.request_hash) is Replay.KEY_REUSED:
         raise IdempotencyKeyReused(
@@ -174,12 +185,18 @@ def _store_original(services: Services, account: str,
 CONTENTION_RETRIES = 8
 
 
-def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None) -> Upload:
-    """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
+def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None, *,
+            key_was_free: bool = False) -> Upload:
+    """Create-or-get, atomically. A unique constraint decides every race; the loser retries.
+
+    `key_was_free`: no job held the caller's key a moment ago, so the first attempt does not
+    look for it again: should another request take the key meanwhile, the job's insert breaks
+    the key's unique constraint, and the retry looks and replays."""
     for attempt in range(CONTENTION_RETRIES):
         try:
             with services.db.transaction(write=True) as tx:
-                return _submit_once(services, tx, job, new_blob)
+                return _submit_once(services, tx, job, new_blob,
+                                    look_up_key=not (key_was_free and attempt == 0))
         except Conflict:
             if new_blob is None and _original_gone(services, job):
                 raise OriginalGone(job.content_hash) from None
@@ -193,9 +210,9 @@ def _original_gone(services: Services, job: NewJob) -> bool:
 
 
 def _submit_once(services: Services, tx: Transaction, job: NewJob,
-                 new_blob: tuple[str, int] | None) -> Upload:
-    if job.idempotency_key:
-        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
+                 new_blob: tuple[str, int] | None, *, look_up_key: bool) -> Upload:
+    if job.idempotency_key and look_up_key:
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl)
         if replay:
             return replay
     if new_blob and tx.arrival.record_blob(job.account, job.content_hash, *new_blob):
@@ -304,7 +321,7 @@ def retry(services: Services, caller: Caller, account: str, invoice_id: str, *,
 
 def _retry_once(services: Services, tx: Transaction, job: NewJob, invoice_id: str) -> Retry:
     if job.idempotency_key:
-        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl)
         if replay:
             return Retry(replay.invoice_id, True, None)
     target = tx.arrival.retry_target(invoice_id)
