@@ -10,7 +10,7 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, case, func, literal, select, update
+from sqlalchemy import Connection, Float, case, func, literal, select, update
 
 from ...domain.identity import Caller
 from ...domain.ids import new_id
@@ -36,6 +36,55 @@ def _fair_position(account, extractor_versions):
         select(func.max(mine.c.fair_position) + 1)
         .where(in_flight(mine), mine.c.account == account).scalar_subquery(), 0)
     return case((after_last > head, after_last), else_=head)
+
+
+# The statements of an upload's arrival, built once with bound parameters: made anew for
+# each upload, they cost the API more to build and key for SQLAlchemy's cache than to run.
+
+_BY_IDEMPOTENCY_KEY = (
+    select(jobs.c.id, jobs.c.request_hash,
+           func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
+           (jobs.c.created_at < db_now_plus(-prebuilt.param("ttl_seconds", Float())))
+           .label("expired"))
+    .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
+    .where(*(jobs.c[name] == param for name, param in
+             prebuilt.columns(jobs, "account", "caller_id", "idempotency_key").items())))
+
+_ACCOUNT, _CACHE_KEY = prebuilt.param("account", jobs.c.account.type), \
+    prebuilt.param("cache_key", jobs.c.cache_key.type)
+_JOINABLE_LEADER = (select(jobs.c.id)
+                    .where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY)
+                    .with_for_update(read=True))
+_LEADER_IN_FLIGHT = (select(jobs.c.id)
+                     .where(jobs.c.account == _ACCOUNT, jobs.c.cache_key == _CACHE_KEY,
+                            in_flight()).limit(1))
+_CACHED_RESULT = (select(cache_entries.c.result_id)
+                  .where(cache_entries.c.account == _ACCOUNT,
+                         cache_entries.c.cache_key == _CACHE_KEY))
+
+_INVOICE_INSERT = invoices.insert().from_select(
+    ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
+    select(prebuilt.param("invoice_id", invoices.c.id.type), _ACCOUNT,
+           prebuilt.param("caller_id", invoices.c.uploaded_by.type), jobs.c.id,
+           prebuilt.param("content_hash", invoices.c.content_hash.type), jobs.c.created_at)
+    .where(jobs.c.id == prebuilt.param("job_id", jobs.c.id.type)),
+    include_defaults=False)
+
+_BLOB = prebuilt.columns(blobs, "account", "content_hash", "storage_key", "size")
+_BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"],
+                                              blobs.c.content_hash == _BLOB["content_hash"],
+                                              blobs.c.lost_at.is_(None))
+
+
+@functools.cache
+def _blob_insert(dialect_insert: Callable):
+    insert = dialect_insert(blobs).values(**_BLOB, stored_at=db_now())
+    return insert.on_conflict_do_update(
+        index_elements=[blobs.c.account, blobs.c.content_hash],
+        set_=dict(storage_key=insert.excluded.storage_key, size=insert.excluded.size,
+                  stored_at=db_now(), lost_at=None),
+        where=blobs.c.lost_at.is_not(None),
+    ).returning(blobs.c.account)
 
 
 # What insert_job binds; the rest of the row follows from the shape of the job.
@@ -82,14 +131,9 @@ class SqlArrival(ABC):
                                ttl_seconds: float) -> KeyedJob | None:
         """The operation under the caller's key; `expired` once it is older than the key's
         lifetime (by the database's clock), after which the key names nothing."""
-        row = self.conn.execute(
-            select(jobs.c.id, jobs.c.request_hash,
-                   func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
-                   (jobs.c.created_at < db_now_plus(-ttl_seconds)).label("expired"))
-            .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
-            .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
-                   jobs.c.idempotency_key == key)
-        ).first()
+        row = self.conn.execute(_BY_IDEMPOTENCY_KEY, prebuilt.values(
+            account=account, caller_id=caller_id, idempotency_key=key,
+            ttl_seconds=float(ttl_seconds))).first()
         if row is None:
             return None
         return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
@@ -103,20 +147,13 @@ class SqlArrival(ABC):
         """Joining locks the leader's row (FOR SHARE) until the joiner commits: a leader that
         fails or completes meanwhile waits for the join to commit, and a leader whose failure
         committed first is no longer found."""
-        if joinable_only:
-            query = (select(jobs.c.id)
-                     .where(jobs.c.account == account, jobs.c.inflight_key == cache_key)
-                     .with_for_update(read=True))
-        else:
-            query = select(jobs.c.id).where(jobs.c.account == account,
-                                            jobs.c.cache_key == cache_key, in_flight()).limit(1)
-        return self.conn.execute(query).scalar()
+        query = _JOINABLE_LEADER if joinable_only else _LEADER_IN_FLIGHT
+        return self.conn.execute(query, prebuilt.values(account=account,
+                                                        cache_key=cache_key)).scalar()
 
     def cached_result(self, account: str, cache_key: str) -> str | None:
-        return self.conn.execute(
-            select(cache_entries.c.result_id)
-            .where(cache_entries.c.account == account, cache_entries.c.cache_key == cache_key)
-        ).scalar()
+        return self.conn.execute(_CACHED_RESULT, prebuilt.values(account=account,
+                                                                 cache_key=cache_key)).scalar()
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
@@ -137,33 +174,22 @@ class SqlArrival(ABC):
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         invoice_id = new_id("inv")
-        self.conn.execute(invoices.insert().from_select(
-            ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
-            select(literal(invoice_id), literal(job.account), literal(job.caller_id),
-                   jobs.c.id, literal(job.content_hash), jobs.c.created_at)
-            .where(jobs.c.id == job_id)))
+        self.conn.execute(_INVOICE_INSERT, prebuilt.values(
+            invoice_id=invoice_id, account=job.account, caller_id=job.caller_id,
+            content_hash=job.content_hash, job_id=job_id))
         return invoice_id
 
     def blob_key(self, account: str, content_hash: str) -> str | None:
-        return self.conn.execute(
-            select(blobs.c.storage_key)
-            .where(blobs.c.account == account, blobs.c.content_hash == content_hash,
-                   blobs.c.lost_at.is_(None))
-        ).scalar()
+        return self.conn.execute(_BLOB_KEY, prebuilt.values(
+            account=account, content_hash=content_hash)).scalar()
 
     def record_blob(self, account: str, content_hash: str, storage_key: str,
                     size: int) -> bool:
         """Whether the row is new or repaired: told by RETURNING, since an INSERT that ON
         CONFLICT did nothing reports no row count on PostgreSQL (psycopg gives -1)."""
-        insert = self._insert(blobs).values(
-            account=account, content_hash=content_hash, storage_key=storage_key, size=size,
-            stored_at=db_now())
-        return self.conn.execute(insert.on_conflict_do_update(
-            index_elements=[blobs.c.account, blobs.c.content_hash],
-            set_=dict(storage_key=insert.excluded.storage_key, size=insert.excluded.size,
-                      stored_at=db_now(), lost_at=None),
-            where=blobs.c.lost_at.is_not(None),
-        ).returning(blobs.c.account)).first() is not None
+        return self.conn.execute(_blob_insert(self._insert), prebuilt.values(
+            account=account, content_hash=content_hash, storage_key=storage_key,
+            size=size)).first() is not None
 
     def mark_blob_lost(self, account: str, content_hash: str) -> str | None:
         return self.conn.execute(
