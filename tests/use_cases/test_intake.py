@@ -146,7 +146,7 @@ def test_a_database_outage_accepts_nothing(app):
     def away(real, *args, **kwargs):
         raise StoreUnavailable("the database did not answer")
 
-    Faults.around(m.services).replace("arrival.insert_invoice", away)
+    Faults.around(m.services).replace("arrival.insert_job", away)
     with pytest.raises(Unavailable, match="nothing was accepted"):
         m.upload(customer, "lost")
     assert m.rows("jobs") == [] and m.rows("invoices") == []

@@ -140,12 +140,11 @@ class Arrival(Protocol):
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
-        """The job: a hit when `result_id`, a join when `leader_id`, else work for a worker;
-        its id."""
-
-    def announce_new_job(self) -> None:
-        """Wake the workers of other processes once the transaction commits (new work)."""
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
+        """The job: a hit when `result_id`, a join when `leader_id`, else work for a worker,
+        of which the workers of other processes are told once the transaction commits; its
+        id. With `invoice_id`, the caller's invoice of that id too, created at the job's
+        time (as insert_invoice does)."""
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         """The caller's invoice, created at the same time as its job; its id."""

@@ -15,6 +15,7 @@ from ..domain.cache import CacheKey, RetryRequest, UploadRequest
 from ..domain.errors import (Forbidden, IdempotencyKeyReused, InvoiceNotFailed, NotFound,
                              SpoolUnavailable, Unavailable)
 from ..domain.identity import Caller
+from ..domain.ids import new_id
 from ..domain.jobs import CacheOutcome, JobStatus, Replay, decide_replay
 from ..logs import current_request_id
 from ..ports.database import Conflict, StoreUnavailable, Transaction
@@ -221,8 +222,8 @@ def _submit_once(services: Services, tx: Transaction, job: NewJob,
         # waited for it): look before pointing an invoice at it.
         if not services.store.exists(new_blob[0]):
             raise OriginalGone(job.content_hash)
-    decision = _decide(services, tx, job)
-    invoice_id = tx.arrival.insert_invoice(job, decision.job_id)
+    invoice_id = new_id("inv")
+    decision = _decide(services, tx, job, invoice_id=invoice_id)
     if decision.outcome is CacheOutcome.HIT:
         tx.events.invoice_event(job.account, invoice_id, "invoice.completed", decision.job_id)
     return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be,
@@ -238,11 +239,12 @@ class Decision:
 
 
 def _decide(services: Services, tx: Transaction, job: NewJob, *,
-            recorded_as: CacheOutcome | None = None) -> Decision:
+            recorded_as: CacheOutcome | None = None, invoice_id: str | None = None) -> Decision:
     """Insert the job as a cache hit, a join or new work, as the cache mode allows.
 
     `recorded_as`: the outcome stored instead (a retry is stored as one whatever it attached
-    to, so that the report never counts it as an upload).
+    to, so that the report never counts it as an upload). `invoice_id`: the caller's new
+    invoice, inserted with the job.
     """
     mode = services.settings.cache_mode
 
@@ -250,9 +252,7 @@ def _decide(services: Services, tx: Transaction, job: NewJob, *,
                result_id: str | None = None, joinable: bool = False) -> Decision:
         job_id = tx.arrival.insert_job(job, outcome=recorded_as or outcome, would_be=would_be,
                                        leader_id=leader_id, result_id=result_id,
-                                       joinable=joinable)
-        if leader_id is None and result_id is None:  # work for a worker
-            tx.arrival.announce_new_job()
+                                       joinable=joinable, invoice_id=invoice_id)
         return Decision(outcome, job_id, would_be, leader_id)
 
     if job.fresh:

@@ -94,7 +94,7 @@ _JOB_COLUMNS = ("id", "account", "caller_id", "idempotency_key", "request_hash",
 
 
 @functools.cache
-def _job_insert(finished: bool, works: bool):
+def job_insert(finished: bool, works: bool):
     """insert_job's statement, built once for each shape of job (completed at once or not;
     work for a worker, with a place in the queue, or not): a statement made anew for each
     upload cost the API more CPU to key for SQLAlchemy's cache than to run."""
@@ -111,9 +111,6 @@ def _job_insert(finished: bool, works: bool):
 class SqlArrival(ABC):
     def __init__(self, conn: Connection, insert: Callable):
         self.conn, self._insert = conn, insert
-
-    def announce_new_job(self) -> None:  # noqa: B027 - a hook: only PostgreSQL notifies
-        """Inside the transaction that records work: wake listening workers on commit."""
 
     @abstractmethod
     def found_hit(self, own_only: bool, params: dict) -> cache_hits.Found | None:
@@ -157,20 +154,28 @@ class SqlArrival(ABC):
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
         """Times from the database clock."""
         job_id = new_id("job")
         finished = result_id is not None
-        self.conn.execute(_job_insert(finished, works=not finished and leader_id is None),
-                          prebuilt.values(
+        self.insert_rows(finished, not finished and leader_id is None, invoice_id, prebuilt.values(
             id=job_id, account=job.account, caller_id=job.caller_id,
             idempotency_key=job.idempotency_key, request_hash=job.request_hash,
             cache_key=job.cache_key, content_hash=job.content_hash, outcome=outcome.value,
             would_be=would_be, fresh=job.fresh, leader_id=leader_id,
             inflight_key=job.cache_key if joinable else None, result_id=result_id,
             extractor_versions=job.extractor_versions, retry_of=job.retry_of,
-            request_id=job.request_id, trace_context=job.trace_context))
+            request_id=job.request_id, trace_context=job.trace_context,
+            invoice_id=invoice_id, job_id=job_id))
         return job_id
+
+    def insert_rows(self, finished: bool, works: bool, invoice_id: str | None,
+                    params: dict) -> None:
+        """The job's row (`params`), and the invoice's when `invoice_id`: a statement each.
+        No worker in another process is told of new work: SQLite's poll."""
+        self.conn.execute(job_insert(finished, works), params)
+        if invoice_id is not None:
+            self.conn.execute(_INVOICE_INSERT, params)
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         invoice_id = new_id("inv")

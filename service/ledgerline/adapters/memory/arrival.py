@@ -56,21 +56,21 @@ class MemoryArrival:
                 return job.id
         return None
 
-    def announce_new_job(self) -> None:
-        """No other process shares this store."""
-
     def cached_result(self, account: str, cache_key: str) -> str | None:
         entry = self.t.cache_entries.get((account, cache_key))
         return entry.result_id if entry else None
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
+        """No other process shares this store: no worker elsewhere to tell of new work."""
         tables, now = self.t, self.now()
         finished = result_id is not None
         works = not finished and leader_id is None
         inflight_key = job.cache_key if joinable else None
         self._refuse_conflicts(job, inflight_key)
+        if invoice_id is not None:
+            self._refuse_an_unrecorded_original(job)
         job_id = new_id("job")
         tables.jobs[job_id] = JobRow(
             id=job_id, seq=tables.next(), account=job.account, caller_id=job.caller_id,
@@ -84,6 +84,8 @@ class MemoryArrival:
             request_id=job.request_id, trace_context=job.trace_context,
             run_after=now, created_at=now, updated_at=now,
             finished_at=now if finished else None)
+        if invoice_id is not None:
+            tables.invoices[invoice_id] = invoice_row(invoice_id, job, job_id, now)
         return job_id
 
     def _refuse_conflicts(self, job: NewJob, inflight_key: str | None) -> None:
@@ -107,12 +109,16 @@ class MemoryArrival:
         return fair_position(head, last)
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
-        if (job.account, job.content_hash) not in self.t.blobs:
-            raise Conflict("the invoice's original is not recorded")
+        self._refuse_an_unrecorded_original(job)
         invoice_id = new_id("inv")
         self.t.invoices[invoice_id] = invoice_row(invoice_id, job, job_id,
                                                   self.t.jobs[job_id].created_at)
         return invoice_id
+
+    def _refuse_an_unrecorded_original(self, job: NewJob) -> None:
+        """The invoices -> blobs foreign key."""
+        if (job.account, job.content_hash) not in self.t.blobs:
+            raise Conflict("the invoice's original is not recorded")
 
     def blob_key(self, account: str, content_hash: str) -> str | None:
         blob = self.t.blobs.get((account, content_hash))
