@@ -55,6 +55,13 @@ class KeyedJob:
 
 
 @dataclass(frozen=True)
+class BeforeStoring:
+    """What a keyed upload looks up before it writes its original, in one read."""
+    keyed: KeyedJob | None  # the operation the caller's key names, if any
+    blob_key: str | None    # where the file is stored already (Arrival.blob_key)
+
+
+@dataclass(frozen=True)
 class RetryTarget:
     job_id: str       # the invoice's own job
     status: str       # what a reader sees: its leader's status when it follows one
@@ -126,6 +133,10 @@ class Arrival(Protocol):
 
     def job_by_idempotency_key(self, account: str, caller_id: str, key: str,
                                ttl_seconds: float) -> KeyedJob | None: ...
+
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        """job_by_idempotency_key and blob_key together (PostgreSQL: one round trip)."""
 
     def forget_idempotency_key(self, job_id: str) -> None:
         """The key expired: free it for a new operation (the old job and invoice stay)."""

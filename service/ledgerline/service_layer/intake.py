@@ -84,18 +84,23 @@ def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
             hit = _serve_hit(services, caller, new_job)
             if hit:
                 return hit
-        keyed = None
+        known = None
         if idempotency_key:
-            # Fast path for retries: no second write of the original.
+            # Fast path for retries: no second write of the original. Where the file is
+            # stored is read with the key: one round trip.
             with services.db.transaction(write=False) as tx:
-                keyed = _keyed_job(tx, new_job, services.settings.idempotency_key_ttl)
-            replay = _replayed(keyed, new_job)
+                known = tx.arrival.before_storing(account, caller.principal, idempotency_key,
+                                                  spooled.content_hash,
+                                                  services.settings.idempotency_key_ttl)
+            replay = _replayed(known.keyed, new_job)
             if replay:
                 return replay
-        for _attempt in range(ORIGINAL_RETRIES):
+        for attempt in range(ORIGINAL_RETRIES):
+            stored = known.blob_key is not None if known and attempt == 0 else None
             try:
-                return _submit(services, new_job, _store_original(services, account, spooled),
-                               key_was_free=keyed is None)
+                return _submit(services, new_job,
+                               _store_original(services, account, spooled, stored=stored),
+                               key_was_free=known is None or known.keyed is None)
             except OriginalGone:
                 # A purge or a deletion removed the original between our look and our
                 # insert (the invoices -> blobs foreign key, or the object's absence, said
@@ -139,17 +144,13 @@ def _replay(tx: Transaction, job: NewJob, ttl_seconds: float) -> Upload | None:
 
     A key older than LEDGERLINE_IDEMPOTENCY_KEY_TTL names nothing any more: the same key then
     starts a new operation, and the old job lets go of it here."""
-    found = _keyed_job(tx, job, ttl_seconds)
+    if job.idempotency_key is None:
+        return None  # no key names no operation
+    found = tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
+                                              ttl_seconds)
     if found is not None and found.expired:
         tx.arrival.forget_idempotency_key(found.id)
     return _replayed(found, job)
-
-
-def _keyed_job(tx: Transaction, job: NewJob, ttl_seconds: float) -> KeyedJob | None:
-    if job.idempotency_key is None:
-        return None  # no key names no operation
-    return tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
-                                             ttl_seconds)
 
 
 def _replayed(found: KeyedJob | None, job: NewJob) -> Upload | None:
@@ -163,17 +164,20 @@ def _replayed(found: KeyedJob | None, job: NewJob) -> Upload | None:
     return Upload(invoice_id=found.invoice_id, job_id=found.id, outcome=None, replayed=True)
 
 
-def _store_original(services: Services, account: str,
-                    spooled: Spooled) -> tuple[str, int] | None:
+def _store_original(services: Services, account: str, spooled: Spooled, *,
+                    stored: bool | None = None) -> tuple[str, int] | None:
     """Write the original unless the database already knows it is stored (and no worker
-    found it missing or damaged since: then this write repairs it).
+    found it missing or damaged since: then this write repairs it). `stored`: whether it
+    does, when just read; None: look.
 
     Returns (storage key, size) of a newly written original, to be recorded with the job;
     None when it was already there (a repeat upload costs no object write).
     """
-    with services.db.transaction(write=False) as tx:
-        if tx.arrival.blob_key(account, spooled.content_hash):
-            return None
+    if stored is None:
+        with services.db.transaction(write=False) as tx:
+            stored = tx.arrival.blob_key(account, spooled.content_hash) is not None
+    if stored:
+        return None
     services.db.let_go()  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:

@@ -10,12 +10,12 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Float, case, func, literal, select, update
+from sqlalchemy import Connection, Float, case, func, literal, select, true, update
 
 from ...domain.identity import Caller
 from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome
-from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
+from ...ports.jobs import BeforeStoring, KeyedJob, NewJob, RetryTarget, ServedHit
 from . import cache_hits, prebuilt
 from .claims import COMPLETED, PENDING, in_flight
 from .clock import db_now, db_now_plus
@@ -75,6 +75,19 @@ _BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"
                                               blobs.c.content_hash == _BLOB["content_hash"],
                                               blobs.c.lost_at.is_(None))
 
+# The key's operation and the stored original's key in one row: one round trip before the
+# original's write (the key's columns NULL when no job holds it).
+_KEYED = _BY_IDEMPOTENCY_KEY.subquery("keyed")
+_ONE_ROW = select(literal(1).label("one")).subquery("one_row")
+_BEFORE_STORING = (select(_KEYED, _BLOB_KEY.scalar_subquery().label("storage_key"))
+                   .select_from(_ONE_ROW.outerjoin(_KEYED, true())))
+
+
+def _keyed(row) -> KeyedJob | None:
+    if row is None:
+        return None
+    return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
+
 
 @functools.cache
 def _blob_insert(dialect_insert: Callable):
@@ -131,9 +144,14 @@ class SqlArrival(ABC):
         row = self.conn.execute(_BY_IDEMPOTENCY_KEY, prebuilt.values(
             account=account, caller_id=caller_id, idempotency_key=key,
             ttl_seconds=float(ttl_seconds))).first()
-        if row is None:
-            return None
-        return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
+        return _keyed(row)
+
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        row = self.conn.execute(_BEFORE_STORING, prebuilt.values(
+            account=account, caller_id=caller_id, idempotency_key=key,
+            ttl_seconds=float(ttl_seconds), content_hash=content_hash)).first()
+        return BeforeStoring(_keyed(row) if row.id is not None else None, row.storage_key)
 
     def forget_idempotency_key(self, job_id: str) -> None:
         self.conn.execute(update(jobs).where(jobs.c.id == job_id)

@@ -12,7 +12,7 @@ from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome, JobStatus, fair_position
 from ...domain.webhooks import event_id
 from ...ports.database import Conflict
-from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
+from ...ports.jobs import BeforeStoring, KeyedJob, NewJob, RetryTarget, ServedHit
 from .events import record_event
 from .reads import InvoiceView, invoice_row
 from .tables import BlobRow, JobRow, Now, Tables
@@ -40,6 +40,11 @@ class MemoryArrival:
                     raise LookupError(f"the keyed job {job.id} has no invoice")
                 return KeyedJob(job.id, job.request_hash, invoice, expired)
         return None
+
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        return BeforeStoring(self.job_by_idempotency_key(account, caller_id, key, ttl_seconds),
+                             self.blob_key(account, content_hash))
 
     def forget_idempotency_key(self, job_id: str) -> None:
         job = self.t.jobs[job_id]
