@@ -151,6 +151,8 @@ class SqlArrival(ABC):
         row = self.conn.execute(_BEFORE_STORING, prebuilt.values(
             account=account, caller_id=caller_id, idempotency_key=key,
             ttl_seconds=float(ttl_seconds), content_hash=content_hash)).first()
+        if row is None:  # never (one row, keyed or not); were it so, the key's constraint decides
+            return BeforeStoring(None, None)
         return BeforeStoring(_keyed(row) if row.id is not None else None, row.storage_key)
 
     def forget_idempotency_key(self, job_id: str) -> None:
