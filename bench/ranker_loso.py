@@ -9,7 +9,8 @@ For every source of the corpus and of ``outside/``, a ranker trained on all the 
 source left out, text layer only; next to it, on the same documents in the same run, the
 extractor as it was before the ranker (``--baseline-ref``, default :data:`BASELINE_REF`: its
 hand-tuned choice of every field), run from that commit's tree in a child process. Line items
-are not ranked: they are the extractor's now and before. The tables: :mod:`loso`.
+are not ranked: they are the extractor's now and before, with the sign the service gives them
+(a credit note's net amounts negative, as its truth has them). The tables: :mod:`loso`.
 ``--write-model`` also writes the model file ``ledgerline-train`` writes, from the same folds
 (its calibration is fitted on exactly these left-out predictions), sparing a second run.
 Prints no names, addresses or file names from the corpus, only aggregate numbers.
@@ -78,6 +79,7 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
     from ledgerline_tools.ranker.dataset import norm_amount
     from accuracy import truth_items
 
+    from ledgerline.extraction import document_type
     from ledgerline.extraction.finders.line_items import extract_line_items
     from ledgerline.extraction.geometry import DocText
     from ledgerline_tools.ranker.dataset import (
@@ -101,11 +103,15 @@ def run(corpus: Path, generated: int, ref: str, json_out: str | None = None, *,
     items = {}
     for ex in real:
         dt = DocText(ex.doc.pages)
-        now = extract_line_items(dt)
+        now = [li["net_amount"] for li in extract_line_items(dt)]
+        # the finder reads magnitudes; the service signs a credit note's lines once it knows
+        # the type, here from the page alone (no fold's totals to tell a negative correction)
+        if document_type.of_text(dt, {}).credit_note:
+            now = [document_type.signed_amounts(a) for a in now]
         old = before.get(ex.doc.key, {}).get("items", [])
         items[ex.doc.key] = ([norm_amount(a) for a in truth_items(ex.doc.truth)],
                              [norm_amount(a) for a in old],
-                             [norm_amount(li["net_amount"]) for li in now])
+                             [norm_amount(a) for a in now])
     print(f"{len(real)} real documents, {generated} generated; baseline: the extractor at {ref}")
     print(f"featurised in {t1 - t0:.0f} s, baseline in {t2 - t1:.0f} s, leave-one-source-out"
           f" ({len({ex.doc.source for ex in real})} sources) in {t3 - t2:.0f} s")
