@@ -437,10 +437,13 @@ def test_us_invoice_dollar_sign_and_month_first_dates(make_pdf):
         "2906.00",
     )
     assert v["buyer_name"] == "Contoso LLC" and v["seller_name"] == "Northwind Traders Inc."
-    # a '$' beside a US address is US dollars, less sure than a printed code: the document goes
-    # to review, and the reason says what the currency rests on
-    assert v["currency"] == "USD" and doc["fields"]["currency"]["confidence"] < 0.9
-    assert any(r.startswith("currency:") and "'$'" in r for r in doc["review"]["reasons"])
+    # a '$' beside a US address is US dollars, less sure than a printed code; whether that is
+    # sure enough is the calibrated threshold's call, and the entry says what it rests on
+    currency = doc["fields"]["currency"]
+    assert v["currency"] == "USD" and currency["confidence"] < 0.9 and currency["raw"] == "$"
+    # 04/03/2024 read either way round keeps the document in review
+    assert doc["review"]["required"]
+    assert any(r.startswith("issue_date:") for r in doc["review"]["reasons"])
 
 
 # Generated invoices (ledgerline_tools.samples) in the languages whose vocabulary came last: the
