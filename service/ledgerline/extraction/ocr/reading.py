@@ -13,6 +13,7 @@ from .lines import page_from_result
 from .options import OcrOptions
 from .outline import flattened_page
 from .polarity import dark_on_light
+from .region import reader
 from .text_size import enlarge_small_text
 
 SPARSE_TEXT_CHARS = 200  # a page with less text than this may be a scan with a stamped line
@@ -79,8 +80,11 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
     image, dpi = enlarge_small_text(even, frame.dpi, options.max_pixels)
     result = engine.read(image, dpi, analysis=upright)
     for done in {id(im): im for im in (image, even, upright, page, frame.image)}.values():
-        done.close()
-    return page_from_result(result, frame.number, dpi)
+        if done is not result.picture:  # kept for a second reading of a region (region.py)
+            done.close()
+    out = page_from_result(result, frame.number, dpi)
+    out.read_again = reader(result, dpi, engine.second)
+    return out
 
 
 def pages_to_ocr(path: str | os.PathLike, pages: list[Page]) -> list[int]:
