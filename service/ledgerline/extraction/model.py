@@ -74,10 +74,10 @@ class ReadAgain(Protocol):
         """The text inside the box, and how sure the reading is (0..1)."""
         ...
 
-    def marks(self, bbox: list[float]) -> list[tuple[float, float]]:
-        """The horizontal extents of the marks over or under the text in the box (a line's
-        height) apart from the letters' own strokes: accents, cedillas or ogoneks the first
-        reading may have left out, the dots of an "i"."""
+    def ink(self, bbox: list[float]) -> list[tuple[float, float, float]]:
+        """Each column of the box (a line's height) with ink, from a little above the line to
+        a little below: (x, the ink's top, its bottom), to find the accents, cedillas and
+        ogoneks a first reading may have left out."""
         ...
 
 

@@ -63,25 +63,32 @@ def test_an_empty_box_reads_nothing_and_a_page_without_its_picture_cannot_be_rea
     assert reader(kept, DPI, second_opinion.recogniser()) is not None
 
 
-def test_an_accent_the_reading_left_out_is_a_mark_over_its_letter():
-    """Over the "a" of "Bâtiment" and the "i"s' dots, none over "Batiment"'s "a"; specks of
-    grain are none either."""
+def test_an_accent_raises_its_letters_ink_and_specks_are_no_ink():
+    """Over the "a" of "Bâtiment" the ink reaches above the other short letters, over
+    "Batiment"'s it does not; specks of grain above the line, and the descenders of the line
+    above reaching into the band, are left out."""
     font = ImageFont.truetype(str(_font_dir("font_source_sans_pro")
                                   / "SourceSansPro-Bold.ttf"), 48)
-    found = {}
+    tops = {}
     for text in ("Bâtiment", "Batiment"):
         image = Image.new("L", (600, 200), 255)
         draw = ImageDraw.Draw(image)
         draw.text((60, 70), text, font=font, fill=0)
-        for x, y in ((100, 60), (200, 64), (300, 150)):
+        draw.text((60, 10), "gjpqy gjpqy", font=font, fill=0)  # the line above
+        for x, y in ((100, 62), (175, 64), (300, 150)):
             image.putpixel((x, y), 0)
         ascent, descent = font.getmetrics()
         top, bottom = 70, 70 + ascent + descent
         height = image.size[1]
         bbox = [60 * POINTS, (height - bottom) * POINTS, 560 * POINTS, (height - top) * POINTS]
-        marks = PagePicture(image, DPI, 0.0, second_opinion.recogniser()).marks(bbox)
-        ends = [draw.textbbox((60, 70), text[:n + 1], font=font)[2] for n in range(len(text))]
-        found[text] = sorted({text[next(n for n, end in enumerate(ends)
-                                        if end >= (x0 + x1) / 2 / POINTS)]
-                              for x0, x1 in marks})
-    assert found == {"Bâtiment": ["i", "â"], "Batiment": ["i"]}
+        ink = PagePicture(image, DPI, 0.0, second_opinion.recogniser()).ink(bbox)
+        a = draw.textbbox((60, 70), text[:2], font=font)
+        b = draw.textbbox((60, 70), text[:1], font=font)
+        e = draw.textbbox((60, 70), text[:6], font=font)
+        m = draw.textbbox((60, 70), text[:5], font=font)
+        over_a = [t for x, t, _ in ink if b[2] + 2 < x / POINTS < a[2] - 2]
+        over_e = [t for x, t, _ in ink if m[2] + 2 < x / POINTS < e[2] - 2]
+        tops[text] = max(over_a) - max(over_e)
+        assert max(t for _, t, _ in ink) < (height - 62) * POINTS  # no speck, no line above
+    assert tops["Bâtiment"] > 10 * POINTS
+    assert abs(tops["Batiment"]) < 2 * POINTS

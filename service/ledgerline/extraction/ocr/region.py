@@ -1,6 +1,6 @@
 """A second reading of a region of an OCR'd page: the second recogniser (``second_opinion``)
 reads the pixels inside a box given in the page's points, and a character's column is looked at
-for a mark its reading may have left out.
+for the ink of a mark its reading may have left out.
 
 Tesseract reads every word of a page once. A value whose spelling nothing else on the page
 confirms (a seller's name printed once) can be read again from the same pixels by the other
@@ -12,10 +12,11 @@ read; only the region asked for is read again.
 
 The second recogniser cannot tell a dropped accent (it reads "Batiment" for "Bâtiment" as
 Tesseract may), so whether a letter read plain carries an accent is asked of the pixels
-(:meth:`PagePicture.marked`): the ink of the name's place, from a little above its line to a
-little below, falls into pieces; a piece on its own above the lower case letters' tops or
-below the baseline is a mark (an accent, a detached cedilla or ogonek, the dot of an "i"; any
-of them keeps the letter under it in doubt), a speck of the paper's grain is not.
+(:meth:`PagePicture.ink`): how high and how low the ink of each pixel column of the name's
+place reaches, from a little above its line to a little below. An accent, attached to its
+letter or not, raises the letter above its like (an "a" above the other short letters), a
+cedilla or an ogonek takes it below the baseline (:mod:`.spelling` compares them). Specks of
+the paper's grain and the strokes of the line above reaching into the band do not count.
 """
 from __future__ import annotations
 
@@ -31,11 +32,7 @@ INK = 128  # grey levels below this are ink (the picture is levelled in its ligh
 # this far above its top (an accent over a capital reaches above the ascenders) to this far
 # below its bottom.
 MARK_ABOVE, MARK_BELOW = 0.35, 0.1
-# A piece of ink on its own is a mark when it ends above the lower case letters' tops (the
-# line's box puts them about a third of its height down), or starts below the baseline (about
-# four fifths down), and is not a speck of the paper's grain.
-OVER_LETTERS, UNDER_LETTERS = 0.4, 0.82
-MIN_MARK_INK = 0.004  # of the line's height squared: the dot of an "i" is about 0.013
+MIN_INK = 0.004  # of the line's height squared: less is a speck (the dot of an "i" is 0.013)
 
 
 class PagePicture:
@@ -57,9 +54,11 @@ class PagePicture:
             return "", 0.0
         return self._recogniser.read([crop(self._level(), box)])[0]
 
-    def marks(self, bbox: list[float]) -> list[tuple[float, float]]:
-        """The horizontal extents (points) of the marks over or under the text inside ``bbox``
-        (points; a line's height), apart from the letters' own strokes (see the module's doc)."""
+    def ink(self, bbox: list[float]) -> list[tuple[float, float, float]]:
+        """Each pixel column inside ``bbox`` (points; a line's height) that has ink, from a
+        little above the line to a little below: (x, the ink's top, its bottom), in points.
+        Specks of the paper's grain, and strokes of the line above reaching into the band, are
+        left out (see the module's doc)."""
         from scipy import ndimage
 
         left, top, right, bottom = self._pixels(bbox)
@@ -71,19 +70,18 @@ class PagePicture:
         band = np.asarray(picture.crop((left, top - above, right, min(
             picture.size[1], bottom + round(MARK_BELOW * height))))) < INK
         labels, _ = ndimage.label(band, structure=np.ones((3, 3)))
-        out = []
         for k, found in enumerate(ndimage.find_objects(labels), start=1):
             if found is None:
                 continue
-            rows, columns = found
-            ink = int((labels[found] == k).sum())
-            if ink < MIN_MARK_INK * height * height or rows.start == 0:
-                continue  # a speck, or a stroke of the line above reaching into the band
-            over = rows.stop - above <= OVER_LETTERS * height
-            under = rows.start - above >= UNDER_LETTERS * height
-            if over or under:
-                out.append(((left + columns.start) / self._scale,
-                            (left + columns.stop) / self._scale))
+            piece = labels[found] == k
+            if found[0].start == 0 or piece.sum() < MIN_INK * height * height:
+                band[found] &= ~piece
+        out = []
+        page_top = self._picture.size[1] + above - top  # band row 0 in page rows from bottom
+        for column in np.flatnonzero(band.any(axis=0)):
+            rows = np.flatnonzero(band[:, column])
+            out.append(((left + column + 0.5) / self._scale, (page_top - rows[0]) / self._scale,
+                        (page_top - rows[-1] - 1) / self._scale))
         return out
 
     def _pixels(self, bbox: list[float]) -> tuple[int, int, int, int]:
