@@ -92,3 +92,16 @@ def test_an_accent_raises_its_letters_ink_and_specks_are_no_ink():
         assert max(t for _, t, _ in ink) < (height - 62) * POINTS  # no speck, no line above
     assert tops["Bâtiment"] > 10 * POINTS
     assert abs(tops["Batiment"]) < 2 * POINTS
+
+
+def test_only_a_documents_first_and_last_pages_keep_their_picture(tmp_path):
+    """A long scan's pictures would take the extraction's memory: the first page and the last,
+    where a seller's name is read (letterhead, footer), can be read again, the others not."""
+    from ledgerline.extraction.ocr import OcrOptions, read_image
+    from tests import scans
+
+    page = scans.render(dpi=150)
+    path = tmp_path / "scan.tiff"
+    path.write_bytes(scans.multipage_tiff([page] * 4, dpi=150))
+    pages = read_image(path, OcrOptions(languages=("en",)))
+    assert [p.read_again is not None for p in pages] == [True, False, False, True]

@@ -7,8 +7,8 @@ confirms (a seller's name printed once) can be read again from the same pixels b
 engine, whose misreads are its own (PP-OCR drops accents and, at a tight crop, a first or last
 letter; Tesseract reads a "q" for an "a" on a blurred photo): the two reading it alike, letter
 for letter, is evidence of its spelling that no second place on the page gives
-(:mod:`.spelling`). A page keeps the picture it was read from for that, until the document is
-read; only the region asked for is read again.
+(:mod:`.spelling`). The first and the last page of a document keep the picture they were read
+from for that, until the document is read; only the region asked for is read again.
 
 The second recogniser cannot tell a dropped accent (it reads "Batiment" for "Bâtiment" as
 Tesseract may), so whether a letter read plain carries an accent is asked of the pixels
@@ -83,6 +83,9 @@ class PagePicture:
             out.append(((left + column + 0.5) / self._scale, (page_top - rows[0]) / self._scale,
                         (page_top - rows[-1] - 1) / self._scale))
         return out
+
+    def close(self) -> None:
+        self._picture.close()
 
     def _pixels(self, bbox: list[float]) -> tuple[int, int, int, int]:
         height = self._picture.size[1]
