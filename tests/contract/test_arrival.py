@@ -29,6 +29,26 @@ def test_the_callers_key_names_its_operation_until_it_expires_or_is_forgotten(st
         assert tx.arrival.job_by_idempotency_key("acme", customer.key_id, "k-1", 3600) is None
 
 
+def test_before_storing_reads_the_keys_operation_and_the_stored_original_at_once(store):
+    customer = store.tenant("acme")["customer"]
+    job_id, invoice_id = upload(store, customer, "keyed", key="k-1")
+    with store.db.transaction(write=False) as tx:
+        both = tx.arrival.before_storing("acme", customer.key_id, "k-1",
+                                         content_hash("keyed"), 3600)
+        expired = tx.arrival.before_storing("acme", customer.key_id, "k-1",
+                                            content_hash("keyed"), -1)
+        neither = tx.arrival.before_storing("acme", customer.key_id, "k-2",
+                                            content_hash("new"), 3600)
+        stored_only = tx.arrival.before_storing("acme", customer.key_id, "k-2",
+                                                content_hash("keyed"), 3600)
+    assert (both.keyed.id, both.keyed.invoice_id, both.keyed.expired) == (job_id, invoice_id,
+                                                                          False)
+    assert both.blob_key == f"objects/{content_hash('keyed')}"
+    assert expired.keyed.expired
+    assert (neither.keyed, neither.blob_key) == (None, None)
+    assert stored_only.keyed is None and stored_only.blob_key == both.blob_key
+
+
 def test_a_rotated_key_finds_its_predecessors_idempotency_keys(store):
     acme = store.tenant("acme")
     supplier, rotated = acme["supplier"], acme["supplier_rotated"]

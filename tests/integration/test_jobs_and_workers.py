@@ -290,3 +290,26 @@ def test_a_claim_on_a_connection_the_server_ended_fails_as_unavailable_and_is_no
         with transaction(services.engine, write=False) as conn:
             assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != held
     assert [c.outcome for c in ledger(services)] == ["published"]
+
+
+def test_new_work_wakes_listening_workers_when_its_upload_commits(make_services, backend):
+    """On PostgreSQL the job's statement sends the wake-up (pg_notify, delivered on commit);
+    a join, which is no new work, wakes nobody."""
+    if backend.name != "production":
+        pytest.skip("SQLite's workers poll, and one in the same process is told directly")
+    services = make_services(extractor=ControlledExtractor())
+    tenant = make_tenant(services, "acme")
+    client = create_app(services).test_client()
+    wake, stop = threading.Event(), threading.Event()
+    services.db.listen_for_work(wake, stop)
+    try:
+        assert wake.wait(10)  # listening now (a listener looks once when it connects)
+        wake.clear()
+        assert post(client, tenant.keys["customer"], pdf_bytes("new work")).status_code == 202
+        assert wake.wait(10)
+        wake.clear()
+        joined = post(client, tenant.keys["supplier"], pdf_bytes("new work"))
+        assert joined.headers["Ledgerline-Cache"] == "joined"
+        assert not wake.wait(2)
+    finally:
+        stop.set()

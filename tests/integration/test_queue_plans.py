@@ -92,7 +92,7 @@ def test_an_arrival_finds_its_fair_position_from_the_queue_indexes(queue):
     upload(store, customer, "first")
     with generic_plans(store.db) as plans:
         upload(store, customer, "second")
-    plan = plan_of(plans, "INSERT INTO jobs")
+    plan = plan_of(plans, "WITH new_job AS")  # the job, its invoice and NOTIFY
     probes = re.findall(r"(Seq Scan|using \w+) on jobs (q|mine)\b", plan)
     assert {table for _, table in probes} == {"q", "mine"}, plan
     assert {how for how, _ in probes} <= {f"using {index}" for index in QUEUE_INDEXES}, plan

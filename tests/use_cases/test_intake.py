@@ -98,6 +98,27 @@ def test_a_replay_answers_the_first_operation_and_a_reused_key_is_refused(app):
         m.upload(customer, "other bytes", key="k-1")
 
 
+def test_a_key_taken_between_its_look_and_the_write_is_replayed(app):
+    """The write transaction trusts the look before the original's write that no job held
+    the key; another upload under it that commits in between wins by the key's constraint."""
+    m = app()
+    customer = m.tenant("acme")["customer"]
+    store, put_file, meanwhile = m.services.store, m.services.store.put_file, []
+
+    def another_upload_first(key, path, sha256):
+        if not meanwhile:
+            meanwhile.append(None)  # the other upload's own write goes straight through
+            meanwhile[0] = m.upload(customer, "keyed", key="k-1")
+        return put_file(key, path, sha256)
+
+    store.put_file = another_upload_first
+    ours = m.upload(customer, "keyed", key="k-1")
+    [theirs] = meanwhile
+    assert not theirs.replayed and ours.replayed
+    assert (ours.invoice_id, ours.job_id) == (theirs.invoice_id, theirs.job_id)
+    assert len(m.rows("jobs")) == 1 and len(m.rows("invoices")) == 1
+
+
 def test_a_key_past_its_lifetime_starts_a_new_operation(memory):
     m = memory(idempotency_key_ttl=3600)
     customer = m.tenant("acme")["customer"]
@@ -125,7 +146,7 @@ def test_a_database_outage_accepts_nothing(app):
     def away(real, *args, **kwargs):
         raise StoreUnavailable("the database did not answer")
 
-    Faults.around(m.services).replace("arrival.insert_invoice", away)
+    Faults.around(m.services).replace("arrival.insert_job", away)
     with pytest.raises(Unavailable, match="nothing was accepted"):
         m.upload(customer, "lost")
     assert m.rows("jobs") == [] and m.rows("invoices") == []

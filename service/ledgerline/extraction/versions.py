@@ -49,8 +49,9 @@ MODEL_CONFIG: dict = {
     "python_stdnum": stdnum.__version__,  # VAT number checksums
     "text_layer_cross_check": True,
     "languages": list(VOCABULARY_ORDER),
-    # line-item tables read by header geometry, arithmetic and net amounts of gross lines
-    "line_items": "header-geometry-1",
+    # line-item tables read by header geometry, arithmetic and net amounts of gross lines;
+    # else lines printed as blocks of labelled values
+    "line_items": "header-geometry-2",
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": metadata.version("pdfminer.six"),

@@ -55,6 +55,13 @@ class KeyedJob:
 
 
 @dataclass(frozen=True)
+class BeforeStoring:
+    """What a keyed upload looks up before it writes its original, in one read."""
+    keyed: KeyedJob | None  # the operation the caller's key names, if any
+    blob_key: str | None    # where the file is stored already (Arrival.blob_key)
+
+
+@dataclass(frozen=True)
 class RetryTarget:
     job_id: str       # the invoice's own job
     status: str       # what a reader sees: its leader's status when it follows one
@@ -127,6 +134,10 @@ class Arrival(Protocol):
     def job_by_idempotency_key(self, account: str, caller_id: str, key: str,
                                ttl_seconds: float) -> KeyedJob | None: ...
 
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        """job_by_idempotency_key and blob_key together (PostgreSQL: one round trip)."""
+
     def forget_idempotency_key(self, job_id: str) -> None:
         """The key expired: free it for a new operation (the old job and invoice stay)."""
 
@@ -140,12 +151,11 @@ class Arrival(Protocol):
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
-        """The job: a hit when `result_id`, a join when `leader_id`, else work for a worker;
-        its id."""
-
-    def announce_new_job(self) -> None:
-        """Wake the workers of other processes once the transaction commits (new work)."""
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
+        """The job: a hit when `result_id`, a join when `leader_id`, else work for a worker,
+        of which the workers of other processes are told once the transaction commits; its
+        id. With `invoice_id`, the caller's invoice of that id too, created at the job's
+        time (as insert_invoice does)."""
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         """The caller's invoice, created at the same time as its job; its id."""

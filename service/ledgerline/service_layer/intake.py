@@ -15,10 +15,11 @@ from ..domain.cache import CacheKey, RetryRequest, UploadRequest
 from ..domain.errors import (Forbidden, IdempotencyKeyReused, InvoiceNotFailed, NotFound,
                              SpoolUnavailable, Unavailable)
 from ..domain.identity import Caller
+from ..domain.ids import new_id
 from ..domain.jobs import CacheOutcome, JobStatus, Replay, decide_replay
 from ..logs import current_request_id
 from ..ports.database import Conflict, StoreUnavailable, Transaction
-from ..ports.jobs import NewJob, ServedHit
+from ..ports.jobs import KeyedJob, NewJob, ServedHit
 from ..ports.storage import StorageUnavailable, original_key
 from ..tracing import current_traceparent
 from .local_disk import WriteFailed
@@ -83,15 +84,23 @@ def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
             hit = _serve_hit(services, caller, new_job)
             if hit:
                 return hit
+        known = None
         if idempotency_key:
-            # Fast path for retries: no second write of the original.
+            # Fast path for retries: no second write of the original. Where the file is
+            # stored is read with the key: one round trip.
             with services.db.transaction(write=False) as tx:
-                replay = _replay(tx, new_job, services.settings.idempotency_key_ttl)
+                known = tx.arrival.before_storing(account, caller.principal, idempotency_key,
+                                                  spooled.content_hash,
+                                                  services.settings.idempotency_key_ttl)
+            replay = _replayed(known.keyed, new_job)
             if replay:
                 return replay
-        for _attempt in range(ORIGINAL_RETRIES):
+        for attempt in range(ORIGINAL_RETRIES):
+            stored = known.blob_key is not None if known and attempt == 0 else None
             try:
-                return _submit(services, new_job, _store_original(services, account, spooled))
+                return _submit(services, new_job,
+                               _store_original(services, account, spooled, stored=stored),
+                               key_was_free=known is None or known.keyed is None)
             except OriginalGone:
                 # A purge or a deletion removed the original between our look and our
                 # insert (the invoices -> blobs foreign key, or the object's absence, said
@@ -129,21 +138,25 @@ class OriginalGone(Exception):
     """The blob row an upload relied on was deleted before the upload committed."""
 
 
-def _replay(tx: Transaction, job: NewJob, ttl_seconds: float, *,
-            writing: bool = False) -> Upload | None:
-    """The operation under the caller's key, if any: replay it, or refuse a reused key.
+def _replay(tx: Transaction, job: NewJob, ttl_seconds: float) -> Upload | None:
+    """Inside a write transaction: the operation under the caller's key, if any, replayed (or
+    a reused key refused).
 
     A key older than LEDGERLINE_IDEMPOTENCY_KEY_TTL names nothing any more: the same key then
-    starts a new operation (inside the write transaction the old job lets go of it)."""
+    starts a new operation, and the old job lets go of it here."""
     if job.idempotency_key is None:
         return None  # no key names no operation
     found = tx.arrival.job_by_idempotency_key(job.account, job.caller_id, job.idempotency_key,
                                               ttl_seconds)
-    if found is None:
-        return None
-    if found.expired:
-        if writing:
-            tx.arrival.forget_idempotency_key(found.id)
+    if found is not None and found.expired:
+        tx.arrival.forget_idempotency_key(found.id)
+    return _replayed(found, job)
+
+
+def _replayed(found: KeyedJob | None, job: NewJob) -> Upload | None:
+    """The replay of the operation `found` under the caller's key; None when there is none
+    (or it expired); a reused key refused."""
+    if found is None or found.expired:
         return None
     if decide_replay(found.request_hash, job.request_hash) is Replay.KEY_REUSED:
         raise IdempotencyKeyReused(
@@ -151,17 +164,20 @@ def _replay(tx: Transaction, job: NewJob, ttl_seconds: float, *,
     return Upload(invoice_id=found.invoice_id, job_id=found.id, outcome=None, replayed=True)
 
 
-def _store_original(services: Services, account: str,
-                    spooled: Spooled) -> tuple[str, int] | None:
+def _store_original(services: Services, account: str, spooled: Spooled, *,
+                    stored: bool | None = None) -> tuple[str, int] | None:
     """Write the original unless the database already knows it is stored (and no worker
-    found it missing or damaged since: then this write repairs it).
+    found it missing or damaged since: then this write repairs it). `stored`: whether it
+    does, when just read; None: look.
 
     Returns (storage key, size) of a newly written original, to be recorded with the job;
     None when it was already there (a repeat upload costs no object write).
     """
-    with services.db.transaction(write=False) as tx:
-        if tx.arrival.blob_key(account, spooled.content_hash):
-            return None
+    if stored is None:
+        with services.db.transaction(write=False) as tx:
+            stored = tx.arrival.blob_key(account, spooled.content_hash) is not None
+    if stored:
+        return None
     services.db.let_go()  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:
@@ -174,12 +190,18 @@ def _store_original(services: Services, account: str,
 CONTENTION_RETRIES = 8
 
 
-def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None) -> Upload:
-    """Create-or-get, atomically. A unique constraint decides every race; the loser retries."""
+def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None, *,
+            key_was_free: bool = False) -> Upload:
+    """Create-or-get, atomically. A unique constraint decides every race; the loser retries.
+
+    `key_was_free`: no job held the caller's key a moment ago, so the first attempt does not
+    look for it again: should another request take the key meanwhile, the job's insert breaks
+    the key's unique constraint, and the retry looks and replays."""
     for attempt in range(CONTENTION_RETRIES):
         try:
             with services.db.transaction(write=True) as tx:
-                return _submit_once(services, tx, job, new_blob)
+                return _submit_once(services, tx, job, new_blob,
+                                    look_up_key=not (key_was_free and attempt == 0))
         except Conflict:
             if new_blob is None and _original_gone(services, job):
                 raise OriginalGone(job.content_hash) from None
@@ -193,9 +215,9 @@ def _original_gone(services: Services, job: NewJob) -> bool:
 
 
 def _submit_once(services: Services, tx: Transaction, job: NewJob,
-                 new_blob: tuple[str, int] | None) -> Upload:
-    if job.idempotency_key:
-        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
+                 new_blob: tuple[str, int] | None, *, look_up_key: bool) -> Upload:
+    if job.idempotency_key and look_up_key:
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl)
         if replay:
             return replay
     if new_blob and tx.arrival.record_blob(job.account, job.content_hash, *new_blob):
@@ -204,8 +226,8 @@ def _submit_once(services: Services, tx: Transaction, job: NewJob,
         # waited for it): look before pointing an invoice at it.
         if not services.store.exists(new_blob[0]):
             raise OriginalGone(job.content_hash)
-    decision = _decide(services, tx, job)
-    invoice_id = tx.arrival.insert_invoice(job, decision.job_id)
+    invoice_id = new_id("inv")
+    decision = _decide(services, tx, job, invoice_id=invoice_id)
     if decision.outcome is CacheOutcome.HIT:
         tx.events.invoice_event(job.account, invoice_id, "invoice.completed", decision.job_id)
     return Upload(invoice_id, decision.job_id, decision.outcome, False, decision.would_be,
@@ -221,11 +243,12 @@ class Decision:
 
 
 def _decide(services: Services, tx: Transaction, job: NewJob, *,
-            recorded_as: CacheOutcome | None = None) -> Decision:
+            recorded_as: CacheOutcome | None = None, invoice_id: str | None = None) -> Decision:
     """Insert the job as a cache hit, a join or new work, as the cache mode allows.
 
     `recorded_as`: the outcome stored instead (a retry is stored as one whatever it attached
-    to, so that the report never counts it as an upload).
+    to, so that the report never counts it as an upload). `invoice_id`: the caller's new
+    invoice, inserted with the job.
     """
     mode = services.settings.cache_mode
 
@@ -233,9 +256,7 @@ def _decide(services: Services, tx: Transaction, job: NewJob, *,
                result_id: str | None = None, joinable: bool = False) -> Decision:
         job_id = tx.arrival.insert_job(job, outcome=recorded_as or outcome, would_be=would_be,
                                        leader_id=leader_id, result_id=result_id,
-                                       joinable=joinable)
-        if leader_id is None and result_id is None:  # work for a worker
-            tx.arrival.announce_new_job()
+                                       joinable=joinable, invoice_id=invoice_id)
         return Decision(outcome, job_id, would_be, leader_id)
 
     if job.fresh:
@@ -304,7 +325,7 @@ def retry(services: Services, caller: Caller, account: str, invoice_id: str, *,
 
 def _retry_once(services: Services, tx: Transaction, job: NewJob, invoice_id: str) -> Retry:
     if job.idempotency_key:
-        replay = _replay(tx, job, services.settings.idempotency_key_ttl, writing=True)
+        replay = _replay(tx, job, services.settings.idempotency_key_ttl)
         if replay:
             return Retry(replay.invoice_id, True, None)
     target = tx.arrival.retry_target(invoice_id)

@@ -79,11 +79,12 @@ def wait_for_result(services: Services, caller: Caller, account: str, invoice_id
                     seconds: int, *, work_job_id: str | None = None) -> dict:
     """The invoice, once finished or after `seconds`. Wait for the job doing its work to end
     (adapters/job_endings.py: a worker in this process, NOTIFY on PostgreSQL, the doorbell on
-    SQLite), reading the status only when told to look, never on a timer; then read the whole
-    invoice once. Nothing but the status is read before the wait: on the embedded default the
-    worker that claims a new upload's job runs in this process, after this request's reads.
-    `work_job_id`: that job, when the caller knows it (an upload that just decided it); else
-    the status read first names it."""
+    SQLite), looking only when told to, never on a timer. Nothing but the status is read before
+    the wait: on the embedded default the worker that claims a new upload's job runs in this
+    process, after this request's reads. A look after being told reads the whole invoice,
+    whose status says whether it is the answer: a waiting miss reads its status once and its
+    invoice once. `work_job_id`: that job, when the caller knows it (an upload that just
+    decided it); else the status read first names it."""
     if seconds <= 0:
         return invoice(services, caller, account, invoice_id)
     db, clock = services.db, services.clock
@@ -96,21 +97,26 @@ def wait_for_result(services: Services, caller: Caller, account: str, invoice_id
         if JobStatus(progress.status).finished:
             return invoice(services, caller, account, invoice_id)
         work_job_id = progress.work_job_id
-    _wait_for_job(services, caller, account, invoice_id, work_job_id, deadline)
-    return invoice(services, caller, account, invoice_id)
+    return _wait_for_job(services, caller, account, invoice_id, work_job_id, deadline)
 
 
 def _wait_for_job(services: Services, caller: Caller, account: str, invoice_id: str,
-                  job_id: str, deadline: float) -> None:
+                  job_id: str, deadline: float) -> dict:
     db, clock = services.db, services.clock
     with services.job_endings.watch(job_id) as ended:
+        ended.clear()  # before each look: an end announced after it wakes the next wait
+        with db.transaction(write=False) as tx:
+            progress = tx.invoices.progress(caller, account, invoice_id)
+        if progress is None:
+            raise NotFound("no such invoice")
+        if JobStatus(progress.status).finished:
+            return invoice(services, caller, account, invoice_id)
         while True:
-            ended.clear()  # before the look: an end announced after it wakes the next wait
-            with db.transaction(write=False) as tx:
-                progress = tx.invoices.progress(caller, account, invoice_id)
-            if progress is None or JobStatus(progress.status).finished:
-                return
             db.let_go()  # a wait holds no pooled connection
             remaining = deadline - clock.monotonic()
             if remaining <= 0 or not clock.wait(ended, remaining):
-                return
+                return invoice(services, caller, account, invoice_id)
+            ended.clear()
+            found = invoice(services, caller, account, invoice_id)
+            if JobStatus(found["status"]).finished:
+                return found

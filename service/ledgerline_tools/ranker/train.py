@@ -252,12 +252,15 @@ def fit_confidence(pairs: dict[str, list[Outcome]]) -> tuple[dict, dict]:
     calibrator learns from every outcome, the threshold only from those whose truth was
     written from the printed page (:mod:`ledgerline.extraction.ranker.confidence`)."""
     calibrators, thresholds = {}, {}
+    pool = _Pool([o for f in RANKED_FIELDS for o in pairs.get(f, [])])
     for f in CONFIDENCE_FIELDS:
         got = pairs.get(f, [])
-        calibrators[f] = _fit(got)
+        shared = f in RANKED_FIELDS
+        calibrators[f] = _fit(got, pool if shared else None)
         confs, right, weights = [], [], []
         for source in sorted({o.source for o in got if o.printed_truth}):
-            held_out = _fit([o for o in got if o.source != source])
+            held_out = _fit([o for o in got if o.source != source], pool if shared else None,
+                            source)
             for o in got:
                 if o.source == source:
                     confs.append(held_out(o.evidence))
@@ -267,9 +270,38 @@ def fit_confidence(pairs: dict[str, list[Outcome]]) -> tuple[dict, dict]:
     return calibrators, thresholds
 
 
-def _fit(got: list[Outcome]) -> confidence.Calibrator:
+def _fit(got: list[Outcome], pool: _Pool | None = None,
+         without: str | None = None) -> confidence.Calibrator:
+    """The calibrator of a field's outcomes; where they are too few to fit one (too few wrong
+    values), that of every ranked field's outcomes (``pool``), ``without`` one source."""
+    own = _plain_fit(got)
+    return own if own.coef or pool is None else pool.without(without)
+
+
+SIGNS = tuple(confidence.SIGNS[name] for name in confidence.EVIDENCE)
+
+
+def _plain_fit(got: list[Outcome]) -> confidence.Calibrator:
     return confidence.fit([o.evidence for o in got], [o.right for o in got],
-                          [o.weight for o in got])
+                          [o.weight for o in got], SIGNS)
+
+
+class _Pool:
+    """The outcomes of every ranked field together. The ranker's fields share what their
+    evidence means (how far ahead of the runner-up a value is, whether a label names it, how
+    many places print it, whether the totals or dates agree with it), so a field with too few
+    wrong values out of source to fit its own calibrator (an invoice number: one or two) is
+    calibrated on them all, not left with its raw probability, on which no evidence counts.
+    Fitted once per source left out."""
+
+    def __init__(self, outcomes: list[Outcome]):
+        self.outcomes = outcomes
+        self.fitted: dict[str | None, confidence.Calibrator] = {}
+
+    def without(self, source: str | None) -> confidence.Calibrator:
+        if source not in self.fitted:
+            self.fitted[source] = _plain_fit([o for o in self.outcomes if o.source != source])
+        return self.fitted[source]
 
 
 def calibration_pairs(exs, probs, *, without_source: str | None = None):

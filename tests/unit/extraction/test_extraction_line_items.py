@@ -253,6 +253,64 @@ def test_totals_are_no_items():
     assert nets(items(labelled)) == ["1.00", "2.00"]
 
 
+
+def test_the_vat_at_its_rate_under_the_items_is_no_item():
+    # "Iva (22 %)" under the amounts, then the total: neither is an item
+    page = [
+        *row(700, (50, "DESCRIZIONE"), (380, "IMPORTO")),
+        *row(680, (50, "Progettazione"), (380, "1168 Euro")),
+        *row(640, (300, "Iva (22 %)"), (380, "256,96 Euro")),
+        *row(610, (380, "1424,96 Euro")),
+        *row(598, (300, "TOTALE")),
+    ]
+    assert nets(items(page)) == ["1168"]
+
+
+def test_a_currency_word_beside_a_whole_number_marks_it_as_an_amount():
+    page = [*row(700, (50, "Description"), (380, "Amount")), *row(680, (50, "Design"), (380, "980 Euro"))]
+    assert nets(items(page)) == ["980"]
+    bare = [*row(700, (50, "Description"), (380, "Amount")), *row(680, (50, "Design"), (380, "980"))]
+    assert items(bare) == []
+
+
+def test_times_and_dates_in_a_row_are_no_figures():
+    # a broadcast schedule: the day of an air date times the line number is the minutes of a
+    # spot's length in both rows, arithmetic that would take the length for the line amount
+    head = row(700, (30, "No."), (60, "Air date"), (130, "Length"), (200, "Description"),
+               (480, "Amount"))
+    page = [
+        *head,
+        *row(685, (30, "2"), (60, "05/01/20"), (130, "00:10"), (200, "Evening news 5:54PM"),
+             right(520, "$25.00")),
+        *row(670, (30, "3"), (60, "04/30/20"), (130, "00:12"), (200, "Late show"),
+             right(520, "$30.00")),
+    ]
+    assert nets(items(page)) == ["25.00", "30.00"]
+
+
+def test_rows_indented_under_an_item_that_add_up_to_it_break_it_down():
+    head = row(700, (36, "Description"), (390, "Quantity"), (440, "Unit price"), (520, "Total"))
+    page = [
+        *head,
+        *row(685, (36, "Consulting Services"), right(403, "15"), right(494, "50 €"),
+             right(559, "750 €")),
+        *row(670, (51, "Frontend Development"), right(400, "5"), right(492, "50 €"),
+             right(556, "250 €")),
+        *row(655, (51, "Backend Development"), right(402, "10"), right(492, "50 €"),
+             right(556, "500 €")),
+        *row(640, (36, "Software License"), right(401, "1"), right(494, "250 €"),
+             right(559, "250 €")),
+        *row(620, (420, "Subtotal"), right(559, "1000 €")),
+    ]
+    assert nets(items(page)) == ["750", "250"]
+    # indented rows that do not add up to the item above are items of their own
+    options = [
+        *head,
+        *row(685, (36, "Desk"), right(403, "1"), right(494, "300 €"), right(559, "300 €")),
+        *row(670, (51, "Drawer unit"), right(400, "1"), right(492, "80 €"), right(556, "80 €")),
+    ]
+    assert nets(items(options)) == ["300", "80"]
+
 @pytest.mark.parametrize("code", ["", "95"])
 def test_allowances_and_charges_on_the_whole_invoice_are_no_items(code):
     """EN 16931 renderings print the document's allowances and charges under the items, each
@@ -341,3 +399,41 @@ def test_generated_invoices_of_every_layout(template, tmp_path):
         if checked == 3:
             break
     assert checked == 3
+
+
+# --------------------------------------------------------------------------- labelled blocks
+def _block(y: float, qty: str, amount: str, name: str, *, de: bool = True) -> list[Line]:
+    """One line of an EN 16931 invoice rendered term by term: price details, then the item."""
+    labels = ("Menge", "Gesamtpreis (netto)", "Bezeichnung:") if de else \
+        ("Quantité", "Montant net de ligne", "Nom de l'article:")
+    return [
+        *row(y, (62, labels[0]), right(300, qty)),
+        *row(y - 14, (62, labels[1]), right(300, amount)),
+        *row(y - 40, (62, labels[2]), (160, name)),
+    ]
+
+
+def test_lines_printed_as_labelled_blocks_are_items():
+    page = [
+        *row(780, (62, "Summe aller Positionen"), (405, "netto"), right(567, "10.026,07")),
+        *row(760, (62, "Umsatzsteuersatz"), right(567, "19")),
+        *_block(700, "10.00", "10.000,00", "Schrauben"),
+        *_block(600, "1", "26,07", "Porto + Versandkosten"),
+    ]
+    found = items(page)
+    assert nets(found) == ["10000.00", "26.07"]
+    assert [it["description"] for it in found] == ["Schrauben", "Porto + Versandkosten"]
+    assert [it["quantity"] for it in found] == [Decimal("10.00"), Decimal("1")]
+    assert [it["vat_rate"] for it in found] == [None, None]
+    french = items(_block(700, "1", "972,00", "Item 1", de=False))
+    assert nets(french) == ["972.00"] and french[0]["description"] == "Item 1"
+
+
+def test_a_table_of_items_is_read_before_labelled_blocks():
+    page = [
+        *row(780, (50, "Description"), (260, "Qty"), (330, "Unit price"), (460, "Amount")),
+        *row(765, (50, "Widget"), right(290, "3"), right(400, "12.50"), right(540, "37.50")),
+        *row(740, (50, "Total"), right(540, "37.50")),
+        *_block(700, "3", "37,50", "Widget"),
+    ]
+    assert nets(items(page)) == ["37.50"]

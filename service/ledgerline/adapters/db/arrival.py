@@ -10,12 +10,12 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from sqlalchemy import Connection, case, func, literal, select, update
+from sqlalchemy import Connection, Float, case, func, literal, select, true, update
 
 from ...domain.identity import Caller
 from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome
-from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
+from ...ports.jobs import BeforeStoring, KeyedJob, NewJob, RetryTarget, ServedHit
 from . import cache_hits, prebuilt
 from .claims import COMPLETED, PENDING, in_flight
 from .clock import db_now, db_now_plus
@@ -38,6 +38,68 @@ def _fair_position(account, extractor_versions):
     return case((after_last > head, after_last), else_=head)
 
 
+# The statements of an upload's arrival, built once with bound parameters: made anew for
+# each upload, they cost the API more to build and key for SQLAlchemy's cache than to run.
+
+_BY_IDEMPOTENCY_KEY = (
+    select(jobs.c.id, jobs.c.request_hash,
+           func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
+           (jobs.c.created_at < db_now_plus(-prebuilt.param("ttl_seconds", Float())))
+           .label("expired"))
+    .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
+    .where(*(jobs.c[name] == param for name, param in
+             prebuilt.columns(jobs, "account", "caller_id", "idempotency_key").items())))
+
+_ACCOUNT, _CACHE_KEY = prebuilt.param("account", jobs.c.account.type), \
+    prebuilt.param("cache_key", jobs.c.cache_key.type)
+_JOINABLE_LEADER = (select(jobs.c.id)
+                    .where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY)
+                    .with_for_update(read=True))
+_LEADER_IN_FLIGHT = (select(jobs.c.id)
+                     .where(jobs.c.account == _ACCOUNT, jobs.c.cache_key == _CACHE_KEY,
+                            in_flight()).limit(1))
+_CACHED_RESULT = (select(cache_entries.c.result_id)
+                  .where(cache_entries.c.account == _ACCOUNT,
+                         cache_entries.c.cache_key == _CACHE_KEY))
+
+_INVOICE_INSERT = invoices.insert().from_select(
+    ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
+    select(prebuilt.param("invoice_id", invoices.c.id.type), _ACCOUNT,
+           prebuilt.param("caller_id", invoices.c.uploaded_by.type), jobs.c.id,
+           prebuilt.param("content_hash", invoices.c.content_hash.type), jobs.c.created_at)
+    .where(jobs.c.id == prebuilt.param("job_id", jobs.c.id.type)),
+    include_defaults=False)
+
+_BLOB = prebuilt.columns(blobs, "account", "content_hash", "storage_key", "size")
+_BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"],
+                                              blobs.c.content_hash == _BLOB["content_hash"],
+                                              blobs.c.lost_at.is_(None))
+
+# The key's operation and the stored original's key in one row: one round trip before the
+# original's write (the key's columns NULL when no job holds it).
+_KEYED = _BY_IDEMPOTENCY_KEY.subquery("keyed")
+_ONE_ROW = select(literal(1).label("one")).subquery("one_row")
+_BEFORE_STORING = (select(_KEYED, _BLOB_KEY.scalar_subquery().label("storage_key"))
+                   .select_from(_ONE_ROW.outerjoin(_KEYED, true())))
+
+
+def _keyed(row) -> KeyedJob | None:
+    if row is None:
+        return None
+    return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
+
+
+@functools.cache
+def _blob_insert(dialect_insert: Callable):
+    insert = dialect_insert(blobs).values(**_BLOB, stored_at=db_now())
+    return insert.on_conflict_do_update(
+        index_elements=[blobs.c.account, blobs.c.content_hash],
+        set_=dict(storage_key=insert.excluded.storage_key, size=insert.excluded.size,
+                  stored_at=db_now(), lost_at=None),
+        where=blobs.c.lost_at.is_not(None),
+    ).returning(blobs.c.account)
+
+
 # What insert_job binds; the rest of the row follows from the shape of the job.
 _JOB_COLUMNS = ("id", "account", "caller_id", "idempotency_key", "request_hash", "cache_key",
                 "content_hash", "outcome", "would_be", "fresh", "leader_id", "inflight_key",
@@ -45,7 +107,7 @@ _JOB_COLUMNS = ("id", "account", "caller_id", "idempotency_key", "request_hash",
 
 
 @functools.cache
-def _job_insert(finished: bool, works: bool):
+def job_insert(finished: bool, works: bool):
     """insert_job's statement, built once for each shape of job (completed at once or not;
     work for a worker, with a place in the queue, or not): a statement made anew for each
     upload cost the API more CPU to key for SQLAlchemy's cache than to run."""
@@ -63,9 +125,6 @@ class SqlArrival(ABC):
     def __init__(self, conn: Connection, insert: Callable):
         self.conn, self._insert = conn, insert
 
-    def announce_new_job(self) -> None:  # noqa: B027 - a hook: only PostgreSQL notifies
-        """Inside the transaction that records work: wake listening workers on commit."""
-
     @abstractmethod
     def found_hit(self, own_only: bool, params: dict) -> cache_hits.Found | None:
         """The dialect's recording of a hit (cache_hits.py)."""
@@ -82,17 +141,19 @@ class SqlArrival(ABC):
                                ttl_seconds: float) -> KeyedJob | None:
         """The operation under the caller's key; `expired` once it is older than the key's
         lifetime (by the database's clock), after which the key names nothing."""
-        row = self.conn.execute(
-            select(jobs.c.id, jobs.c.request_hash,
-                   func.coalesce(invoices.c.id, jobs.c.retry_of).label("invoice_id"),
-                   (jobs.c.created_at < db_now_plus(-ttl_seconds)).label("expired"))
-            .select_from(jobs.outerjoin(invoices, invoices.c.job_id == jobs.c.id))
-            .where(jobs.c.account == account, jobs.c.caller_id == caller_id,
-                   jobs.c.idempotency_key == key)
-        ).first()
-        if row is None:
-            return None
-        return KeyedJob(row.id, row.request_hash, row.invoice_id, bool(row.expired))
+        row = self.conn.execute(_BY_IDEMPOTENCY_KEY, prebuilt.values(
+            account=account, caller_id=caller_id, idempotency_key=key,
+            ttl_seconds=float(ttl_seconds))).first()
+        return _keyed(row)
+
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        row = self.conn.execute(_BEFORE_STORING, prebuilt.values(
+            account=account, caller_id=caller_id, idempotency_key=key,
+            ttl_seconds=float(ttl_seconds), content_hash=content_hash)).first()
+        if row is None:  # never (one row, keyed or not); were it so, the key's constraint decides
+            return BeforeStoring(None, None)
+        return BeforeStoring(_keyed(row) if row.id is not None else None, row.storage_key)
 
     def forget_idempotency_key(self, job_id: str) -> None:
         self.conn.execute(update(jobs).where(jobs.c.id == job_id)
@@ -103,67 +164,57 @@ class SqlArrival(ABC):
         """Joining locks the leader's row (FOR SHARE) until the joiner commits: a leader that
         fails or completes meanwhile waits for the join to commit, and a leader whose failure
         committed first is no longer found."""
-        if joinable_only:
-            query = (select(jobs.c.id)
-                     .where(jobs.c.account == account, jobs.c.inflight_key == cache_key)
-                     .with_for_update(read=True))
-        else:
-            query = select(jobs.c.id).where(jobs.c.account == account,
-                                            jobs.c.cache_key == cache_key, in_flight()).limit(1)
-        return self.conn.execute(query).scalar()
+        query = _JOINABLE_LEADER if joinable_only else _LEADER_IN_FLIGHT
+        return self.conn.execute(query, prebuilt.values(account=account,
+                                                        cache_key=cache_key)).scalar()
 
     def cached_result(self, account: str, cache_key: str) -> str | None:
-        return self.conn.execute(
-            select(cache_entries.c.result_id)
-            .where(cache_entries.c.account == account, cache_entries.c.cache_key == cache_key)
-        ).scalar()
+        return self.conn.execute(_CACHED_RESULT, prebuilt.values(account=account,
+                                                                 cache_key=cache_key)).scalar()
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
         """Times from the database clock."""
         job_id = new_id("job")
         finished = result_id is not None
-        self.conn.execute(_job_insert(finished, works=not finished and leader_id is None),
-                          prebuilt.values(
+        self.insert_rows(finished, not finished and leader_id is None, invoice_id, prebuilt.values(
             id=job_id, account=job.account, caller_id=job.caller_id,
             idempotency_key=job.idempotency_key, request_hash=job.request_hash,
             cache_key=job.cache_key, content_hash=job.content_hash, outcome=outcome.value,
             would_be=would_be, fresh=job.fresh, leader_id=leader_id,
             inflight_key=job.cache_key if joinable else None, result_id=result_id,
             extractor_versions=job.extractor_versions, retry_of=job.retry_of,
-            request_id=job.request_id, trace_context=job.trace_context))
+            request_id=job.request_id, trace_context=job.trace_context,
+            invoice_id=invoice_id, job_id=job_id))
         return job_id
+
+    def insert_rows(self, finished: bool, works: bool, invoice_id: str | None,
+                    params: dict) -> None:
+        """The job's row (`params`), and the invoice's when `invoice_id`: a statement each.
+        No worker in another process is told of new work: SQLite's poll."""
+        self.conn.execute(job_insert(finished, works), params)
+        if invoice_id is not None:
+            self.conn.execute(_INVOICE_INSERT, params)
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         invoice_id = new_id("inv")
-        self.conn.execute(invoices.insert().from_select(
-            ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
-            select(literal(invoice_id), literal(job.account), literal(job.caller_id),
-                   jobs.c.id, literal(job.content_hash), jobs.c.created_at)
-            .where(jobs.c.id == job_id)))
+        self.conn.execute(_INVOICE_INSERT, prebuilt.values(
+            invoice_id=invoice_id, account=job.account, caller_id=job.caller_id,
+            content_hash=job.content_hash, job_id=job_id))
         return invoice_id
 
     def blob_key(self, account: str, content_hash: str) -> str | None:
-        return self.conn.execute(
-            select(blobs.c.storage_key)
-            .where(blobs.c.account == account, blobs.c.content_hash == content_hash,
-                   blobs.c.lost_at.is_(None))
-        ).scalar()
+        return self.conn.execute(_BLOB_KEY, prebuilt.values(
+            account=account, content_hash=content_hash)).scalar()
 
     def record_blob(self, account: str, content_hash: str, storage_key: str,
                     size: int) -> bool:
         """Whether the row is new or repaired: told by RETURNING, since an INSERT that ON
         CONFLICT did nothing reports no row count on PostgreSQL (psycopg gives -1)."""
-        insert = self._insert(blobs).values(
-            account=account, content_hash=content_hash, storage_key=storage_key, size=size,
-            stored_at=db_now())
-        return self.conn.execute(insert.on_conflict_do_update(
-            index_elements=[blobs.c.account, blobs.c.content_hash],
-            set_=dict(storage_key=insert.excluded.storage_key, size=insert.excluded.size,
-                      stored_at=db_now(), lost_at=None),
-            where=blobs.c.lost_at.is_not(None),
-        ).returning(blobs.c.account)).first() is not None
+        return self.conn.execute(_blob_insert(self._insert), prebuilt.values(
+            account=account, content_hash=content_hash, storage_key=storage_key,
+            size=size)).first() is not None
 
     def mark_blob_lost(self, account: str, content_hash: str) -> str | None:
         return self.conn.execute(

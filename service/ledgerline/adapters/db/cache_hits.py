@@ -22,7 +22,6 @@ little. The pieces both build from are here. Either way:
 """
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -38,7 +37,7 @@ from ...ports.jobs import NewJob, ServedHit
 from . import outbox, prebuilt
 from .clock import db_now
 from ..invoice_views import DUPLICATE_FIELDS, invoice_view, possible_duplicates
-from .invoices import same_file_query, same_seller_query, visible_to
+from .invoices import ACCOUNT, CALLER_ID, CONTENT_HASH, INVOICE_ID
 from .tables import blobs, cache_entries, invoices, jobs, results, webhook_deliveries
 
 COMPLETED = "invoice.completed"
@@ -101,16 +100,8 @@ def _shown(caller: Caller, job: NewJob, invoice_id: str, row,
 # The statements are built once per process (and kind of caller), with bound parameters:
 # building a statement of this size costs more than running it.
 
-_ACCOUNT = prebuilt.param("account", jobs.c.account.type)
-_CONTENT_HASH = prebuilt.param("content_hash", jobs.c.content_hash.type)
 _CACHE_KEY = prebuilt.param("cache_key", jobs.c.cache_key.type)
 JOB_ID = prebuilt.param("job_id", jobs.c.id.type)
-_INVOICE_ID = prebuilt.param("invoice_id", invoices.c.id.type)
-_CALLER_ID = prebuilt.param("caller_id", invoices.c.uploaded_by.type)
-
-
-def _visible(own_only: bool):
-    return visible_to(_ACCOUNT, _CALLER_ID if own_only else None)
 
 
 def entry():
@@ -119,16 +110,16 @@ def entry():
                    results.c.review_required, results.c.seller_key, results.c.number_key,
                    *(results.c[name] for name in DUPLICATE_FIELDS))
             .select_from(cache_entries.join(results, results.c.id == cache_entries.c.result_id))
-            .where(cache_entries.c.account == _ACCOUNT, cache_entries.c.cache_key == _CACHE_KEY,
-                   ~exists().where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY),
-                   exists().where(blobs.c.account == _ACCOUNT,
-                                  blobs.c.content_hash == _CONTENT_HASH)))
+            .where(cache_entries.c.account == ACCOUNT, cache_entries.c.cache_key == _CACHE_KEY,
+                   ~exists().where(jobs.c.account == ACCOUNT, jobs.c.inflight_key == _CACHE_KEY),
+                   exists().where(blobs.c.account == ACCOUNT,
+                                  blobs.c.content_hash == CONTENT_HASH)))
 
 
 def job_values(result_id) -> dict:
     """arrival.insert_job's row for a hit: completed at once with the cached result."""
     return dict(
-        id=JOB_ID, account=_ACCOUNT, cache_key=_CACHE_KEY, content_hash=_CONTENT_HASH,
+        id=JOB_ID, account=ACCOUNT, cache_key=_CACHE_KEY, content_hash=CONTENT_HASH,
         **prebuilt.columns(jobs, "caller_id", "idempotency_key", "request_hash",
                            "extractor_versions"),
         status=literal(JobStatus.COMPLETED.value), outcome=literal(CacheOutcome.HIT.value),
@@ -141,38 +132,12 @@ def invoice_insert(job_rows):
     """The caller's invoice, at its job's (database) time; `job_rows` holds the job."""
     return invoices.insert().from_select(
         ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
-        select(_INVOICE_ID, _ACCOUNT, _CALLER_ID, job_rows.c.id, _CONTENT_HASH,
+        select(INVOICE_ID, ACCOUNT, CALLER_ID, job_rows.c.id, CONTENT_HASH,
                job_rows.c.created_at),
         include_defaults=False)  # a CTE's Python-side defaults would be bound as NULL
 
 
 def event_insert(only_if=None):
     event_id = prebuilt.param("event_id", webhook_deliveries.c.event_id.type)
-    return outbox.invoice_event_insert(_ACCOUNT, _INVOICE_ID, COMPLETED, event_id,
+    return outbox.invoice_event_insert(ACCOUNT, INVOICE_ID, COMPLETED, event_id,
                                        only_if=only_if)
-
-
-OLDEST_FIRST = (invoices.c.created_at, invoices.c.id)
-
-
-@functools.cache
-def same_file(own_only: bool):
-    return same_file_query(_visible(own_only), _CONTENT_HASH, _INVOICE_ID)
-
-
-def same_seller(own_only: bool, seller_key, number_key, issue_date):
-    """The entry's result's possible duplicates of other files (its seller's, number and
-    issue date: values or SQL expressions)."""
-    return (same_seller_query(_visible(own_only), _ACCOUNT, _CONTENT_HASH, seller_key,
-                              number_key, issue_date)
-            .order_by(*OLDEST_FIRST))
-
-
-SAME_SELLER_KEYS = ("seller_key", "number_key", "issue_date")
-
-
-@functools.cache
-def same_seller_step(own_only: bool):
-    """same_seller with its keys bound by name (SAME_SELLER_KEYS)."""
-    return same_seller(own_only, *(prebuilt.param(name, results.c[name].type)
-                                   for name in SAME_SELLER_KEYS))

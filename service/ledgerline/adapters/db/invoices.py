@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from types import SimpleNamespace
 
-from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, tuple_, union
+from sqlalchemy import (Connection, and_, bindparam, case, func, literal, null, or_, select,
+                        tuple_, union, union_all)
 
 from ...domain.corrections import SUMMARY_FIELDS
 from ...domain.duplicates import SAME_FILE_SHOWN, Summary, number_key, search_key
@@ -63,10 +64,15 @@ _INVOICE_RESULT = (invoices.join(jobs, jobs.c.id == invoices.c.job_id)
                    .outerjoin(results, results.c.id == _result_id))
 
 
-def _duplicate_of(caller: Caller | None):
-    """Among the invoices `caller` may see (None: the whole account)."""
-    if caller is not None and caller.sees_only_own_uploads():
-        return duplicate_of(_own, caller.principal)
+def _uploader(caller: Caller | None) -> str | None:
+    """Whose uploads `caller` may see: a supplier's key its own; None, the whole account's."""
+    return caller.principal if caller is not None and caller.sees_only_own_uploads() else None
+
+
+def _duplicate_of(uploaded_by=None):
+    """Among the invoices `uploaded_by` (a value or a bound parameter; None: anyone) uploaded."""
+    if uploaded_by is not None:
+        return duplicate_of(_own, uploaded_by)
     return _duplicate_in_account()
 
 
@@ -75,7 +81,8 @@ def _duplicate_in_account():
     return duplicate_of(_own, None)
 
 
-def _query(caller: Caller | None, *extra_columns):
+def _query(uploaded_by, *extra_columns):
+    """Invoices with what a caller sees of them; `uploaded_by` as in `_duplicate_of`."""
     return (
         select(invoices.c.id, invoices.c.account, invoices.c.content_hash,
                invoices.c.created_at, invoices.c.uploaded_by,
@@ -86,16 +93,31 @@ def _query(caller: Caller | None, *extra_columns):
                invoices.c.review_resolved_by, _review_required.label("review_required"),
                *(_own(name).label(name) for name in SUMMARY_FIELDS),
                _own("seller_key").label("seller_key"),
-               _duplicate_of(caller).label("duplicate_of"), *extra_columns)
+               _duplicate_of(uploaded_by).label("duplicate_of"), *extra_columns)
         .select_from(_INVOICE_RESULT.join(api_keys, api_keys.c.id == invoices.c.uploaded_by))
     )
+
+
+# Parameters of the statements built once per process (here and in cache_hits.py): an upload
+# that waits reads its invoice and its possible duplicates, and statements of this size made
+# anew for each read cost the API more to build and key for SQLAlchemy's cache than to run.
+ACCOUNT = prebuilt.param("account", invoices.c.account.type)
+CONTENT_HASH = prebuilt.param("content_hash", invoices.c.content_hash.type)
+INVOICE_ID = prebuilt.param("invoice_id", invoices.c.id.type)
+CALLER_ID = prebuilt.param("caller_id", invoices.c.uploaded_by.type)
+SAME_SELLER_KEYS = ("seller_key", "number_key", "issue_date")
+OLDEST_FIRST = (invoices.c.created_at, invoices.c.id)
+
+
+def _visible_by_parameters(own_only: bool):
+    return visible_to(ACCOUNT, CALLER_ID if own_only else None)
 
 
 def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str) -> dict | None:
     if not caller.can_enter(account):
         return None
-    row = conn.execute(_query(caller, results.c.document, invoices.c.corrections)
-                       .where(_visible(caller, account), invoices.c.id == invoice_id)).first()
+    params = prebuilt.values(account=account, invoice_id=invoice_id, caller_id=caller.principal)
+    row = conn.execute(_one_invoice(caller.sees_only_own_uploads()), params).first()
     if row is None:
         return None
     view = listed(row, with_document=True)
@@ -103,12 +125,19 @@ def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str)
     return view
 
 
+@functools.cache
+def _one_invoice(own_only: bool):
+    uploaded_by = CALLER_ID if own_only else None
+    return (_query(uploaded_by, results.c.document, invoices.c.corrections)
+            .where(visible_to(ACCOUNT, uploaded_by), invoices.c.id == INVOICE_ID))
+
+
 def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_id: str):
     """The invoice with its document and overlay, locked against concurrent corrections
     (SQLite: the write transaction already holds the database's single write lock)."""
     if not caller.can_enter(account):
         return None
-    return conn.execute(_query(caller, results.c.document, invoices.c.corrections,
+    return conn.execute(_query(_uploader(caller), results.c.document, invoices.c.corrections,
                                invoices.c.corrected_at)
                         .where(_visible(caller, account), invoices.c.id == invoice_id)
                         .with_for_update(of=invoices)).first()
@@ -117,16 +146,33 @@ def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_i
 def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
     """Other invoices of the account, among those the caller may see: the same file, then
     other files that bill the same thing (domain.duplicates)."""
-    visible = _visible(caller, account)
-    same_file = conn.execute(same_file_query(visible, row.content_hash, row.id)).scalars()
-    if not row.seller_key:
-        return possible_duplicates(same_file, _summary(row), ())
-    candidates = conn.execute(same_seller_query(visible, account, row.content_hash,
-                                                row.seller_key, number_key(row.invoice_number),
-                                                row.issue_date)
-                              .order_by(invoices.c.created_at, invoices.c.id)).all()
-    return possible_duplicates(same_file, _summary(row),
-                               ((other.id, _summary(other)) for other in candidates))
+    found = conn.execute(_same_file_and_seller(caller.sees_only_own_uploads()), prebuilt.values(
+        account=account, caller_id=caller.principal, content_hash=row.content_hash,
+        invoice_id=row.id, seller_key=row.seller_key,
+        number_key=number_key(row.invoice_number), issue_date=row.issue_date)).all()
+    return possible_duplicates((other.id for other in found if other.part == _SAME_FILE),
+                               _summary(row), ((other.id, _summary(other)) for other in found
+                                               if other.part == _SAME_SELLER))
+
+
+_SAME_FILE, _SAME_SELLER = 1, 2
+
+
+@functools.cache
+def _same_file_and_seller(own_only: bool):
+    """same_file_step and same_seller_step as one statement, one round trip: each row's `part`
+    says which it came from, each part oldest first. An invoice without a seller key has no
+    seller's candidates (no key equals NULL)."""
+    files = same_file_step(own_only).add_columns(invoices.c.created_at).subquery()
+    sellers = (same_seller_step(own_only).add_columns(invoices.c.created_at).order_by(None)
+               .subquery())
+    both = union_all(
+        select(literal(_SAME_FILE).label("part"), files.c.id,
+               *(null().label(name) for name in DUPLICATE_FIELDS), files.c.created_at),
+        select(literal(_SAME_SELLER).label("part"), sellers.c.id,
+               *(sellers.c[name] for name in DUPLICATE_FIELDS), sellers.c.created_at),
+    ).subquery()
+    return select(both).order_by(both.c.part, both.c.created_at, both.c.id)
 
 
 def earlier_duplicate(conn: Connection, caller: Caller, account: str, row: EditableInvoice,
@@ -155,6 +201,27 @@ def same_file_query(visible, content_hash, invoice_id):
             .where(visible, invoices.c.content_hash == content_hash,
                    invoices.c.id != invoice_id)
             .order_by(invoices.c.created_at, invoices.c.id).limit(SAME_FILE_SHOWN))
+
+
+@functools.cache
+def same_file_step(own_only: bool):
+    """same_file_query with its values bound by name (the parameters above)."""
+    return same_file_query(_visible_by_parameters(own_only), CONTENT_HASH, INVOICE_ID)
+
+
+def same_seller(own_only: bool, seller_key, number_key, issue_date):
+    """same_seller_query, oldest first, among the invoices visible by the parameters above, for
+    these keys (values, parameters or SQL expressions)."""
+    return (same_seller_query(_visible_by_parameters(own_only), ACCOUNT, CONTENT_HASH,
+                              seller_key, number_key, issue_date)
+            .order_by(*OLDEST_FIRST))
+
+
+@functools.cache
+def same_seller_step(own_only: bool):
+    """same_seller with its keys bound by name (SAME_SELLER_KEYS)."""
+    return same_seller(own_only, *(prebuilt.param(name, results.c[name].type)
+                                   for name in SAME_SELLER_KEYS))
 
 
 def same_seller_query(visible, account, content_hash, seller_key, number_key, issue_date):
@@ -291,7 +358,7 @@ def _listed(caller: Caller, account: str, flt: ListFilter, with_document: bool):
         # cases made PostgreSQL sort every remaining row, lookups and all, for each page).
         conds.append(tuple_(invoices.c.created_at, invoices.c.id) < tuple_(*flt.after))
     extra = (results.c.document, invoices.c.corrections) if with_document else ()
-    return (_query(caller, *extra).where(*conds)
+    return (_query(_uploader(caller), *extra).where(*conds)
             .order_by(invoices.c.created_at.desc(), invoices.c.id.desc()))
 
 

@@ -17,7 +17,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, literal, select
 
 log = logging.getLogger(__name__)
 NEW_JOB = "ledgerline_new_job"
@@ -27,9 +27,10 @@ RECONNECT_SECONDS = 1.0
 STOP_CHECK_SECONDS = 1.0
 
 
-def announce_new_job(conn: Connection) -> None:
-    """Inside the transaction that records the job: wake listening workers on commit."""
-    conn.exec_driver_sql(f"NOTIFY {NEW_JOB}")
+def new_job_notice():
+    """A query that wakes listening workers once its transaction commits: for the statement
+    that records the job (postgresql/arrival.py)."""
+    return select(func.pg_notify(NEW_JOB, literal("")).label("sent"))
 
 
 def announce_job_ended(conn: Connection, job_id: str) -> None:

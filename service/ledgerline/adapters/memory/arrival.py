@@ -12,7 +12,7 @@ from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome, JobStatus, fair_position
 from ...domain.webhooks import event_id
 from ...ports.database import Conflict
-from ...ports.jobs import KeyedJob, NewJob, RetryTarget, ServedHit
+from ...ports.jobs import BeforeStoring, KeyedJob, NewJob, RetryTarget, ServedHit
 from .events import record_event
 from .reads import InvoiceView, invoice_row
 from .tables import BlobRow, JobRow, Now, Tables
@@ -41,6 +41,11 @@ class MemoryArrival:
                 return KeyedJob(job.id, job.request_hash, invoice, expired)
         return None
 
+    def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
+                       ttl_seconds: float) -> BeforeStoring:
+        return BeforeStoring(self.job_by_idempotency_key(account, caller_id, key, ttl_seconds),
+                             self.blob_key(account, content_hash))
+
     def forget_idempotency_key(self, job_id: str) -> None:
         job = self.t.jobs[job_id]
         self.t.jobs[job_id] = replace(job, idempotency_key=None, updated_at=self.now())
@@ -56,21 +61,21 @@ class MemoryArrival:
                 return job.id
         return None
 
-    def announce_new_job(self) -> None:
-        """No other process shares this store."""
-
     def cached_result(self, account: str, cache_key: str) -> str | None:
         entry = self.t.cache_entries.get((account, cache_key))
         return entry.result_id if entry else None
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,
-                   would_be: str | None = None) -> str:
+                   would_be: str | None = None, invoice_id: str | None = None) -> str:
+        """No other process shares this store: no worker elsewhere to tell of new work."""
         tables, now = self.t, self.now()
         finished = result_id is not None
         works = not finished and leader_id is None
         inflight_key = job.cache_key if joinable else None
         self._refuse_conflicts(job, inflight_key)
+        if invoice_id is not None:
+            self._refuse_an_unrecorded_original(job)
         job_id = new_id("job")
         tables.jobs[job_id] = JobRow(
             id=job_id, seq=tables.next(), account=job.account, caller_id=job.caller_id,
@@ -84,6 +89,8 @@ class MemoryArrival:
             request_id=job.request_id, trace_context=job.trace_context,
             run_after=now, created_at=now, updated_at=now,
             finished_at=now if finished else None)
+        if invoice_id is not None:
+            tables.invoices[invoice_id] = invoice_row(invoice_id, job, job_id, now)
         return job_id
 
     def _refuse_conflicts(self, job: NewJob, inflight_key: str | None) -> None:
@@ -107,12 +114,16 @@ class MemoryArrival:
         return fair_position(head, last)
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
-        if (job.account, job.content_hash) not in self.t.blobs:
-            raise Conflict("the invoice's original is not recorded")
+        self._refuse_an_unrecorded_original(job)
         invoice_id = new_id("inv")
         self.t.invoices[invoice_id] = invoice_row(invoice_id, job, job_id,
                                                   self.t.jobs[job_id].created_at)
         return invoice_id
+
+    def _refuse_an_unrecorded_original(self, job: NewJob) -> None:
+        """The invoices -> blobs foreign key."""
+        if (job.account, job.content_hash) not in self.t.blobs:
+            raise Conflict("the invoice's original is not recorded")
 
     def blob_key(self, account: str, content_hash: str) -> str | None:
         blob = self.t.blobs.get((account, content_hash))

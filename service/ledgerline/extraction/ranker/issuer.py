@@ -6,7 +6,8 @@ legal form, in capitals or not) and in the issuer's own lines: the block of a "S
 the e-mail domain or website, the seller's VAT id printed in the name's block, the holder of the
 bank account. Against it speak the addressee's side (the block of a "Bill to" label, the buyer's
 VAT id in the block, the recipient block under the sender line), the name being the one chosen
-for the buyer too, a "name" that is a label or a sentence, and another name on the page with
+for the buyer too, a "name" that is a label, a sentence or a code (a digital seal's base64, a
+tax number), and another name on the page with
 more of the issuer's own lines than this one. :func:`issuer_evidence` counts
 both, for the confidence (:mod:`.confidence`): a wrong seller out of source was about as
 probable to the ranker as a right one, but rarely as well supported.
@@ -89,7 +90,7 @@ def _rival_support(core: str, rows: list[Row]) -> float:
 
 
 def is_label_or_sentence(text: str) -> bool:
-    """Is a "name" a party or delivery label, or a sentence, rather than a name?"""
+    """Is a "name" a party or delivery label, a sentence or a code, rather than a name?"""
     folded = fold(text).strip()
     return bool(
         _LABEL_END.search(folded)
@@ -97,4 +98,21 @@ def is_label_or_sentence(text: str) -> bool:
         or V.buyer_label.match(folded)
         or V.delivery_label.search(folded)
         or len(folded.split()) > SENTENCE_WORDS
+        or is_code(text)
     )
+
+
+# A code (a digital seal's base64, a hash, a tax or serial number) is not a name: a word of this
+# many characters mixing letters and digits, a character of base64 or of a formula, or fewer
+# letters than other characters ("2021/0042", "GBA850422V27").
+CODE_WORD_CHARS = 8
+_CODE_WORD = re.compile(rf"(?=\w*\d)(?=\w*[^\W\d_])\w{{{CODE_WORD_CHARS},}}")
+_CODE_CHARS = re.compile(r"[=+<>{}|\\]")
+
+
+def is_code(text: str) -> bool:
+    """Is a "name" a code rather than a name?"""
+    shown = "".join(text.split())
+    letters = sum(c.isalpha() for c in shown)
+    return bool(_CODE_CHARS.search(text) or any(_CODE_WORD.fullmatch(w) for w in text.split())
+                or letters < len(shown) - letters)

@@ -28,6 +28,7 @@ from .confidence import EVIDENCE, Calibrator, evidence
 from .features import FEATURE_INDEX, FEATURE_NAMES, Row
 from .issuer import issuer_evidence, name_core
 from .joint import CASH_ROUNDING, Pick, adds_up, choose_field, choose_totals, distribution
+from .rates import rate_agreement
 from .rows import RANKED_FIELDS, DocumentRows
 from .stated import same_place, unstated, withheld_note
 
@@ -140,7 +141,9 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         if pick.derived and f in ("amount_due", "gross_total") and pick.row is None:
             pick.confidence = min(DERIVED_CEILING, pick.confidence)
         if f == SELLER and pick.evidence[EVIDENCE.index("against")] > 0:
-            pick.confidence = min(DISPUTED_CEILING, pick.confidence)
+            # scaled, not cut: a cut ties every disputed name at the ceiling, the wrong ones
+            # with the right ones, where their evidence still tells them apart
+            pick.confidence = round(DISPUTED_CEILING * pick.confidence, 4)
     return picks
 
 
@@ -153,8 +156,8 @@ def describe(field: str, pick: FieldPick) -> str:
     """The evidence of a pick in words: what speaks against it (or "")."""
     if not pick.evidence:
         return ""
-    _logit, margin, label, places, arithmetic, derived, ambiguous, _support, against = (
-        pick.evidence)
+    (_logit, margin, label, places, arithmetic, derived, ambiguous, _support, against,
+     _rate) = pick.evidence
     doubts = []
     if against:
         doubts.append("the page speaks against it (the addressee's side, the buyer's name, "
@@ -251,8 +254,18 @@ def _evidence(f: str, pick: FieldPick, picks: dict, doc: DocumentRows, values: d
         buyer = picks.get("buyer_name")
         support, against = issuer_evidence(pick.value, doc.rows[f],
                                            None if buyer is None else buyer.value)
+    rate = 0.0
+    if f in RATED_FIELDS:
+        net, tax = picks.get("net_total"), picks.get("tax_total")
+        rate = rate_agreement(None if net is None else net.value,
+                              None if tax is None else tax.value, doc.vat_rates)
     return evidence(pick.probability, ranked[0] - ranked[1], label, places,
-                    _arithmetic(f, picks), pick.derived, ambiguous, support, against)
+                    _arithmetic(f, picks), pick.derived, ambiguous, support, against, rate)
+
+
+# The totals whose confidence the VAT rate speaks for: the net and VAT it relates, and the gross
+# total they make.
+RATED_FIELDS = ("net_total", "tax_total", "gross_total")
 
 
 _DAY_MONTH = re.compile(r"(?<!\d)(\d{1,2})[./-](\d{1,2})[./-]\d{2,4}(?!\d)")
@@ -267,7 +280,9 @@ def _either_way(raw: str | None) -> bool:
 
 def _arithmetic(f: str, picks: dict) -> float:
     """+1 where the value agrees with the other totals or dates, -1 where it contradicts them,
-    0 where they cannot tell (a total missing or computed from the others)."""
+    0 where they cannot tell (a total missing or computed from the others). A net, VAT and gross
+    total that add up agree only as far as the other two are sure: a subtotal, its discount and
+    the figure after it add up as well, and then the ranker doubts at least one of them."""
     def printed(name):
         p = picks.get(name)
         return None if p is None or p.value is None or p.derived else p.value
@@ -276,7 +291,10 @@ def _arithmetic(f: str, picks: dict) -> float:
         n, t, g = printed("net_total"), printed("tax_total"), printed("gross_total")
         if n is None or t is None or g is None:
             return 0.0
-        return 1.0 if adds_up(abs(n), abs(t), abs(g)) else -1.0
+        if not adds_up(abs(n), abs(t), abs(g)):
+            return -1.0
+        return min(picks[o].probability for o in ("net_total", "tax_total", "gross_total")
+                   if o != f)
     if f == "amount_due":
         d, g = printed("amount_due"), printed("gross_total")
         if d is None or g is None:

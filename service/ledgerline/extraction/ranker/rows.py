@@ -17,6 +17,7 @@ from ..finders import FoundCandidates
 from ..finders.line_items import extract_line_items
 from ..geometry import DocText
 from .features import FEATURE_NAMES, DocContext, Row, field_rows
+from .rates import printed_rates
 
 # The fields the ranker chooses; the others (currency, VAT ids, IBAN, and the purchase order,
 # which no real invoice's truth gives) keep the hand-tuned choice.
@@ -56,6 +57,8 @@ class DocumentRows:
     # the line items' net amounts, as magnitudes: two of them adding up to the total are lines,
     # not a net and a VAT total (:mod:`.stated`)
     item_amounts: frozenset = frozenset()
+    # the percentages under 100 the page prints: the VAT rates the net and VAT may be checked by
+    vat_rates: frozenset = frozenset()
 
 
 def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
@@ -89,6 +92,7 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
         rows, matrices, rules, facts.paid_words, facts.declared_form, facts.earlier_balances,
         {code: n for code, n in votes.items() if n}, dt.date_order_settled,
         frozenset(abs(li["net_amount"]) for li in items if li.get("net_amount") is not None),
+        printed_rates(dt),
     )
 
 

@@ -31,13 +31,14 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names; ``SIGNED_FOR``, ``SIGNATORIES``: the signature block
   that names the issuer ("For Muster Ltd" over "Authorised Signatory").
-- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``GROSS_WORDS``, ``COLUMN_HEADERS``:
-  line-item tables
+- ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``GROSS_WORDS``, ``COLUMN_HEADERS``,
+  ``LINE_AMOUNT_LABELS``: line-item tables
   (a row starting with a totals word closes the table, a section heading after the items too; a
   row starting with a carried-forward word repeats the running sum at a page break; a line naming
   a description or quantity column is an item-table header; a column header with a gross word,
   or a tax word with an including word, prints figures that include VAT). ``COLUMN_HEADERS``
-  maps each kind of :data:`COLUMN_KINDS` to the header words of that column.
+  maps each kind of :data:`COLUMN_KINDS` to the header words of that column; a line amount label
+  names one line's net amount where the lines are printed as blocks of labelled values.
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases; ``LEGAL_REFERENCES``: the
   words a law or its paragraph is cited by ("DPR", "Art.", "§"), whose numbers are no
   document's.
@@ -86,7 +87,8 @@ KNOWN_NAMES = frozenset(
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES CORRECTION_TITLES SELF_BILLING EXAMPLE_MARKERS BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS NOT_THE_ISSUE_DATE PAID_WORDS
+    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS
+    NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
     CURRENCY_WORDS NUMBER_SIGN LEGAL_REFERENCES""".split()
@@ -130,6 +132,7 @@ class Vocabulary:
     item_section: re.Pattern
     carried_forward: re.Pattern
     column_headers: dict[str, re.Pattern]
+    line_amount_label: re.Pattern  # "Gesamtpreis (netto)": one line's net amount, labelled
     item_table_header: re.Pattern
     not_the_issue_date: re.Pattern
     legal_form: re.Pattern
@@ -370,6 +373,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
         carried_forward=rx(r"^(?:{})(?!\w)", "CARRIED_FORWARD"),
         column_headers=_column_headers(lang),
+        line_amount_label=rx(r"^(?:{})(?!\w)", "LINE_AMOUNT_LABELS"),
         item_table_header=_item_table_header(lang),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),

@@ -146,6 +146,7 @@ ITEM_SECTIONS = (
     r"zu-?\s*und\s+abschlage", "abschlage", "zuschlage", "rabatte", "nachlasse",
     "zahlungsbedingungen", "bemerkungen", r"(?:ab|zu)schlag\s*:",
 )
+LINE_AMOUNT_LABELS = (r"gesamtpreis\s*\(netto\)", r"nettobetrag\s+der\s+(?:rechnungs)?position",)
 CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
 GROSS_WORDS = ("brutto",)
 COLUMN_HEADERS = {

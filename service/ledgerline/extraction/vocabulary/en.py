@@ -153,6 +153,9 @@ BUYER_LABELS = (
 TOTALS_ROWS = (r"sub[\s-]?total", "total", r"tax\s+summary", r"vat\s+summary", r"net\s+total")
 # A section heading after the items.
 ITEM_SECTIONS = (r"allowances?", "charges", r"charge\s*:", r"payment\s+terms", r"notes?\b")
+# The label of one line's net amount where an invoice prints its lines as blocks of labelled
+# values rather than a table (an EN 16931 invoice rendered term by term: BT-131).
+LINE_AMOUNT_LABELS = (r"(?:invoice\s+)?line\s+net\s+amount",)
 # A row starting with these repeats the running sum of the items at a page break.
 CARRIED_FORWARD = (
     r"carried\s+forward", r"brought\s+forward", r"carry\s+forward", "c/f", "b/f",

@@ -122,6 +122,7 @@ TOTALS_ROWS = (r"montant\s+h\.?t", r"total\s+ht", r"montant\s+(?:ht|ttc)", r"sou
 # "Remise : remise commerciale", "Charge : frais de déplacement": an allowance or charge on
 # the whole invoice, printed under the items.
 ITEM_SECTIONS = ("remises", "majorations", r"(?:remise|majoration|charge)\s*:")
+LINE_AMOUNT_LABELS = (r"montant\s+net\s+de\s+(?:la\s+)?ligne",)
 CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
 GROSS_WORDS = ("ttc",)
 COLUMN_HEADERS = {

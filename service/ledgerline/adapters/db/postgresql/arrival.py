@@ -1,29 +1,46 @@
 """Arrival on PostgreSQL: a cache hit recorded and answered in one statement (data-modifying
-CTEs in autocommit: one round trip), and workers woken by NOTIFY."""
+CTEs in autocommit: one round trip); a new upload's job, its invoice and the workers' wake-up
+call (NOTIFY, sent on commit) in one statement too."""
 from __future__ import annotations
 
 import functools
 
-from sqlalchemy import exists, func, select, true
+from sqlalchemy import exists, func, null, select, true
 from sqlalchemy.dialects import postgresql
 
-from ..arrival import SqlArrival
-from ..cache_hits import (OLDEST_FIRST, SAME_SELLER_KEYS, Found, entry, event_insert,
-                          invoice_insert, job_values, same_file, same_seller)
+from ..arrival import SqlArrival, job_insert
+from ..cache_hits import Found, entry, event_insert, invoice_insert, job_values
+from ..invoices import OLDEST_FIRST, SAME_SELLER_KEYS, same_file_step, same_seller
 from ...invoice_views import DUPLICATE_FIELDS
-from ..notify import announce_new_job
+from ..notify import new_job_notice
 from ..tables import invoices, jobs
 
 
 class PostgresArrival(SqlArrival):
-    def announce_new_job(self) -> None:
-        announce_new_job(self.conn)
+    def insert_rows(self, finished: bool, works: bool, invoice_id: str | None,
+                    params: dict) -> None:
+        if invoice_id is None and not works:
+            super().insert_rows(finished, works, invoice_id, params)
+        else:
+            self.conn.execute(_recorded(finished, works, invoice_id is not None), params)
 
     def found_hit(self, own_only: bool, params: dict) -> Found | None:
         row = self.conn.execute(_one_statement(own_only), params).first()
         if row is None:
             return None
         return Found(row, row.same_file or [], row.same_seller or [])
+
+
+@functools.cache
+def _recorded(finished: bool, works: bool, with_invoice: bool):
+    """The job, the invoice (`with_invoice`) and, for work, the workers' wake-up call: the
+    data-modifying CTEs run whether or not the query reads them."""
+    new_job = job_insert(finished, works).returning(jobs.c.id, jobs.c.created_at).cte("new_job")
+    told = new_job_notice() if works else select(null().label("sent"))
+    told = told.add_cte(new_job)
+    if with_invoice:
+        told = told.add_cte(invoice_insert(new_job).cte("new_invoice"))
+    return told
 
 
 @functools.cache
@@ -40,7 +57,7 @@ def _one_statement(own_only: bool):
 
     # The same file's ids (the oldest few) and the seller's candidates as rows, for
     # domain.duplicates to judge, each as one array in the query's order.
-    files = same_file(own_only).add_columns(invoices.c.created_at).subquery()
+    files = same_file_step(own_only).add_columns(invoices.c.created_at).subquery()
     sellers = same_seller(own_only, *(select(hit.c[name]).scalar_subquery()
                                       for name in SAME_SELLER_KEYS))
     return (select(new_job.c.created_at, hit.c.document, hit.c.review_required,

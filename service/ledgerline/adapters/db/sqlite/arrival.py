@@ -12,8 +12,8 @@ from sqlalchemy.dialects import sqlite
 
 from .. import prebuilt
 from ..arrival import SqlArrival
-from ..cache_hits import (JOB_ID, SAME_SELLER_KEYS, Found, entry, event_insert,
-                          invoice_insert, job_values, same_file, same_seller_step)
+from ..cache_hits import JOB_ID, Found, entry, event_insert, invoice_insert, job_values
+from ..invoices import SAME_SELLER_KEYS, same_file_step, same_seller_step
 from ..tables import jobs
 
 
@@ -31,7 +31,7 @@ class SqliteArrival(SqlArrival):
         conn.execute(insert_invoice, params)
         conn.execute(insert_event, params)
         row = SimpleNamespace(created_at=created, **found._mapping)
-        files = conn.execute(same_file(own_only), params).scalars().all()
+        files = conn.execute(same_file_step(own_only), params).scalars().all()
         sellers: Sequence = []
         if row.seller_key:
             keys = {name: getattr(row, name) for name in SAME_SELLER_KEYS}

@@ -16,16 +16,21 @@ at a row with a position number where the table numbers its rows, and takes in t
 its description above or below, split from the next item by the wider gap between items. The
 table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
 the page; a table no totals row closed continues on the next page, under a repeated header or
-under the same columns, and carried-forward rows at the page break are no items.
+under the same columns, and carried-forward rows at the page break are no items. Rows indented
+under an item whose amounts add up to its amount break it down and are no items of their own.
 
 The net amount of a line is net: a column whose header says its figures include VAT ("Gesamt
 brutto", "Prix TTC", "Pris inkl. moms"), or a row whose amount is quantity × price plus its VAT
 rate, gives it without the VAT, at the line's rate or the document's only one; where neither is
 printed the net amount is unknown (None) rather than the gross one.
 
+A document with no item table may print its lines as blocks of labelled values instead (an
+EN 16931 invoice rendered term by term): each block's labelled net amount is an item.
+
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
-amount column), :mod:`.items` (rows into items and their values).
+amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
+blocks of labelled values).
 """
 
 from __future__ import annotations
@@ -37,13 +42,19 @@ from .amounts import amount_column
 from .cells import Layout
 from .header import Header, page_headers
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
-from .rows import count_whole_numbers, table_rows
+from .labelled import labelled_items
+from .rows import Row, count_whole_numbers, table_rows
+
+
+# A row whose text starts this many points right of the item above it is indented under it.
+INDENT = 6.0
 
 
 @dataclass
 class Table:
     header: Header
     items: list[dict] = field(default_factory=list)
+    starts: list[float | None] = field(default_factory=list)  # where each item's text starts
 
 
 def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) -> Table | None:
@@ -58,7 +69,35 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
             closed = True
             break
         table.items.append(item)
+        table.starts.append(text_start(block, table.header, total))
+    drop_breakdowns(table)
     return None if closed else table
+
+
+def text_start(block: list[Row], header: Header, total: int) -> float | None:
+    """Where the description of the item's amount row starts on the page."""
+    anchor = next(r for r in block if r.amount(total) is not None)
+    desc = header.index("description")
+    starts = [c.x0 for col, c in anchor.worded if col == desc]
+    return starts[0] if starts else None
+
+
+def drop_breakdowns(table: Table) -> None:
+    """Two or more rows indented under an item whose amounts add up to its amount
+    ("Consulting 750" over "Frontend 250" and "Backend 500") break it down: they are no items
+    of their own."""
+    keep = [True] * len(table.items)
+    for k, (item, start) in enumerate(zip(table.items, table.starts, strict=True)):
+        if start is None or item["net_amount"] is None:
+            continue
+        run = k + 1
+        while run < len(table.items) and (table.starts[run] or start) >= start + INDENT:
+            run += 1
+        parts = [table.items[n]["net_amount"] for n in range(k + 1, run)]
+        if len(parts) > 1 and None not in parts and sum(parts) == item["net_amount"]:
+            keep[k + 1 : run] = [False] * len(parts)
+    table.items = [it for it, ok in zip(table.items, keep, strict=True) if ok]
+    table.starts = [x for x, ok in zip(table.starts, keep, strict=True) if ok]
 
 
 def extract_line_items(dt: DocText) -> list[dict]:
@@ -84,6 +123,8 @@ def extract_line_items(dt: DocText) -> list[dict]:
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
     items = distinct_items(tables)
+    if not items:
+        return labelled_items(dt)
     if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
         # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
         # column): none of its figures is a rate

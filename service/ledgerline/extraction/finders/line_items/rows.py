@@ -20,8 +20,14 @@ LEFT_OF_TABLE = 10  # points: nor are lines ending this far left of the first he
 SECTION_LEFT_OF_DESCRIPTION = 20
 STRONG_TOTAL_WEIGHT, STRONG_TOTAL_START = 0.8, 3
 MARK_REACH = 4  # characters: a currency this close to a figure marks it as money
-MONEY_MARK = re.compile(r"[€$£¥₹]|\bkr\b|kč|zł|\b[A-Z]{3}\b")
+MONEY_MARK = re.compile(r"[€$£¥₹]|\bkr\b|kč|zł|\b[A-Z]{3}\b|\b(?i:eur)")
 GROUPED = re.compile(r"\d[ .,'’]\d{3}$")
+# A time of day, a duration or a date ("10:38 PM", "00:30", "06/01/20", "2025-03-31"): its
+# parts are no figures of the row.
+TIME_OR_DATE = re.compile(
+    r"(?<![\d.,:/-])(?:\d{1,2}:\d{2}(?::\d{2})?"
+    r"|\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2})(?![\d.,:/-]?\d)"
+)
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,10 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
         ln = dt.lines[c.line]
         rest = list(ln.text[c.start : c.end])
         figures = []
+        times = [m.span() for m in TIME_OR_DATE.finditer(ln.text, c.start, c.end)]
         for value, s, e, has_dec in dt.amounts(c.line):
+            if any(a <= s and e <= b for a, b in times):
+                continue
             if c.start <= s and e <= c.end:
                 percent = ln.text[e : e + 3].lstrip().startswith("%")
                 marked = bool(
@@ -121,12 +130,27 @@ def strong_total_label(folded: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
+def rated_tax_label(folded: str) -> bool:
+    """Does the cell open with the label of the VAT at one rate ("Iva (22 %)", "VAT 20%")?"""
+    return "%" in folded and any(h.start == 0 for h in match_labels(folded, ("tax_total",)))
+
+
+def priced(header: Header, row: Row) -> bool:
+    """Does the row print a quantity or a unit price, as an item does?"""
+    cols = (header.index("quantity"), header.index("unit_price"))
+    return any(row.numbers.get(k) for k in cols if k is not None)
+
+
 def closes_table(header: Header, row: Row) -> bool:
-    """Does this row end the table: totals, a new section, a strong totals label?"""
+    """Does this row end the table: totals, a new section, a strong totals label, the VAT of
+    the items at their rate?"""
     if row.first is None:
         return False
     f = row.first.folded
     if V.totals_row.match(f) or V.item_section.match(f) or strong_total_label(f):
+        return True
+    if rated_tax_label(f) and not priced(header, row):
         return True
     # a section may open after a code in the table's first column ("95  Remise : ...")
     if row.worded and V.item_section.match(row.worded[0][1].folded):
@@ -146,8 +170,7 @@ def carried_forward(row: Row, header: Header) -> bool:
     """A row repeating the running sum at a page break ("Übertrag", "Transport", "c/f")."""
     if row.first is None or not V.carried_forward.match(row.first.folded):
         return False
-    priced = (header.index("quantity"), header.index("unit_price"))
-    return not any(row.numbers.get(k) for k in priced if k is not None)
+    return not priced(header, row)
 
 
 def table_rows(pg: Layout, header: Header, rows: list[list[int]]) -> tuple[list[Row], bool]:
