@@ -46,6 +46,8 @@ class DocText:
         self._labels: dict = {}
         self._above: dict[int, int | None] = {}
         self.page_size = {p.number: (p.width, p.height) for p in pages}
+        # pages the source can read again (a second recogniser on a region of an OCR'd page)
+        self.read_again = {p.number: p.read_again for p in pages if p.read_again is not None}
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
             self.by_page.setdefault(ln.page, []).append(i)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from typing import Protocol
 
 BOX_SLACK = 0.01  # points: a character touching a box's edge is not inside it
 
@@ -61,6 +62,23 @@ class Page:
     width: float
     height: float
     lines: list[Line]  # top to bottom, then left to right
+    # Where the source can read the page again independently (OCR's second recogniser, on the
+    # page's picture); None where it cannot.
+    read_again: ReadAgain | None = field(default=None, repr=False, compare=False)
+
+
+class ReadAgain(Protocol):
+    """A second, independent reading of a page's picture inside a box [x0, y0, x1, y1]."""
+
+    def read(self, bbox: list[float]) -> tuple[str, float]:
+        """The text inside the box, and how sure the reading is (0..1)."""
+        ...
+
+    def ink(self, bbox: list[float]) -> list[tuple[float, float, float]]:
+        """Each column of the box (a line's height) with ink, from a little above the line to
+        a little below: (x, the ink's top, its bottom), to find the accents, cedillas and
+        ogoneks a first reading may have left out."""
+        ...
 
 
 def bbox_confidence(line: Line, bbox) -> float | None:

@@ -94,11 +94,19 @@ def ocr_evidence(reading: TextReading, dt: DocText) -> dict[str, tuple[float, ..
 def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> tuple:
     """The OCR evidence of the chosen value of ``name``, whose words OCR read ``read`` sure."""
     cand = reading.fields[name]
-    spelling = (ocr_spelling.spelling_votes(dt, str(cand.value), cand.line)
-                if name == "seller_name" else (0.0, 0.0))
+    spelling = _spelling(dt, cand) if name == "seller_name" else (0.0, 0.0, 0.0)
     items = _items_agree(reading) if name in ITEM_CHECKED_TOTALS else 0.0
     off_column = 1.0 if name in D.ID_FIELDS and _off_label_column(dt, cand) else 0.0
     return ocr_calibration.features(reading.evidence[name], read, spelling, items, off_column)
+
+
+def _spelling(dt: DocText, cand) -> tuple[float, float, float]:
+    """How the page confirms an OCR'd name's spelling: its other places' votes and the second
+    recogniser's reading of its own place (:mod:`.ocr.spelling`)."""
+    name = str(cand.value)
+    again = dt.read_again.get(cand.page) if cand.page is not None else None
+    second = ocr_spelling.read_again_vote(dt, name, cand.line, cand.bbox, again)
+    return (*ocr_spelling.spelling_votes(dt, name, cand.line), second)
 
 
 def _off_label_column(dt: DocText, cand) -> bool:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ledgerline.extraction import ocr
-from ledgerline.extraction.ocr import calibration, identity
+from ledgerline.extraction.ocr import calibration, identity, second_opinion
 from ledgerline.extraction.ranker.confidence import EVIDENCE, Calibrator
 from tests import scans
 
@@ -89,17 +89,25 @@ def test_an_ocr_read_value_is_held_to_its_fields_threshold_for_ocr(tmp_path, cal
     assert below_threshold(extract(tmp_path, scan, "scan.png")) & confirmed == {"issue_date"}
 
 
-def test_an_ocr_read_seller_name_its_page_does_not_confirm_asks_for_review(tmp_path,
-                                                                           calibration_file):
-    """The invoice prints its seller's name once: nothing on the page confirms how OCR spelt
-    it, so it asks for review at any confidence, saying why; its text layer does not."""
+@pytest.mark.skipif(second_opinion.model_path() is None, reason="rapidocr-onnxruntime missing")
+def test_an_ocr_read_seller_name_printed_once_is_confirmed_by_its_second_reading(
+        tmp_path, calibration_file, monkeypatch):
+    """The invoice prints its seller's name once, on a page without accents: the second
+    recogniser reading the name's place letter for letter confirms it. Without that reading
+    nothing on the page confirms how OCR spelt it, so it asks for review at any confidence,
+    saying why; its text layer does neither."""
+    from ledgerline.extraction.ocr import reading
+
     scan = scans.encode(scans.render(dpi=200), "PNG")
     document = extract(tmp_path, scan, "scan.png")
     assert document["fields"]["seller_name"]["value"] == scans.EXPECTED["seller_name"]
-    assert [r for r in document["review"]["reasons"] if r.startswith("seller_name: ")
-            and "in no other place of the page to confirm its spelling" in r]
+    assert not any(r.startswith("seller_name: ") for r in document["review"]["reasons"])
+    monkeypatch.setattr(reading, "reader", lambda *_: None)
+    unread = extract(tmp_path, scan, "scan.png")
+    assert [r for r in unread["review"]["reasons"] if r.startswith("seller_name: ")
+            and "no second reading of its place confirms its spelling" in r]
     text_layer = extract(tmp_path, scans.invoice_pdf(), "invoice.pdf")
-    assert not any("confirm its spelling" in r for r in text_layer["review"]["reasons"])
+    assert not any("confirms its spelling" in r for r in text_layer["review"]["reasons"])
 
 
 def test_a_text_layer_value_keeps_its_confidence(tmp_path, calibration_file):
@@ -248,7 +256,21 @@ def test_an_ocr_read_identifier_outside_its_labels_column_asks_for_review():
     """Whatever its confidence: on the calibration's photo the day of the issue date taken for
     the invoice number read 0.9996, as sure as the right numbers."""
     evidence = (0.0,) * len(EVIDENCE)
-    off = calibration.features(evidence, 0.99, (0.0, 0.0), 0.0, 1.0)
+    off = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 1.0)
     assert "outside the label's column" in calibration.unconfirmed("invoice_number", off)
-    under = calibration.features(evidence, 0.99, (0.0, 0.0), 0.0, 0.0)
+    under = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 0.0)
     assert calibration.unconfirmed("invoice_number", under) is None
+
+
+@pytest.mark.parametrize(("spelling", "confirmed"), [
+    ((1.0, 0.0, 0.0), True),  # read again elsewhere on the page
+    ((0.0, 0.0, 1.0), True),  # printed once, its place read alike by the second recogniser
+    ((0.0, 0.0, 0.0), False),  # printed once, nothing confirms it
+    ((0.0, 0.0, -1.0), False),  # ... and the second recogniser read other letters
+    ((0.0, 1.0, 1.0), False),  # read alike there, but elsewhere with other accents
+    ((1.0, 1.0, 1.0), False),
+])
+def test_an_ocr_read_seller_name_is_taken_only_when_the_page_confirms_it(spelling, confirmed):
+    evidence = calibration.features((0.0,) * len(EVIDENCE), 0.99, spelling, 0.0, 0.0)
+    assert (calibration.unconfirmed("seller_name", evidence) is None) is confirmed
+    assert calibration.unconfirmed("issue_date", evidence) is None

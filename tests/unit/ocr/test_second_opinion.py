@@ -37,7 +37,7 @@ def recogniser():
 
 def test_the_model_comes_with_the_wheel_and_reads_digits(recogniser):
     image, box = page_with("174.90")
-    ((text, sure),) = recogniser.read([S._crop(image, box)])
+    ((text, sure),) = recogniser.read([S.crop(image, box)])
     assert text == "174.90" and sure > 0.9
 
 
@@ -75,7 +75,7 @@ def test_a_shorter_second_reading_does_not_replace_the_first(recogniser, monkeyp
 
 def _read_in_child(queue):
     image, box = page_with("4,854.00")
-    queue.put(S.recogniser().read([S._crop(image, box)])[0][0])
+    queue.put(S.recogniser().read([S.crop(image, box)])[0][0])
 
 
 def test_a_forked_child_uses_the_recogniser_its_parent_loaded(recogniser):

@@ -28,9 +28,10 @@ from functools import lru_cache
 from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-4"
+FORMAT = "ledgerline-ocr-calibration-5"
 # What a value's OCR evidence adds to the ranker's (confidence.EVIDENCE), in features() order.
-OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "items_sum", "off_column")
+OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "read_again", "items_sum",
+                "off_column")
 log = logging.getLogger(__name__)
 
 
@@ -47,11 +48,12 @@ class FieldCalibration:
         return cls(Calibrator.from_json(data["calibrator"]), data["accept_threshold"])
 
 
-def features(evidence: tuple, words: float, spelling: tuple[float, float],
+def features(evidence: tuple, words: float, spelling: tuple[float, float, float],
              items_sum: float, off_column: float) -> tuple[float, ...]:
     """A value's OCR evidence: the ranker's evidence of it, the (logit of the) lowest
     confidence OCR gave the words it was read from, for a name how many other places read it
-    with the same letters and accents and how many with other accents (:mod:`.spelling`),
+    with the same letters and accents, how many with other accents, and what the second
+    recogniser read in its place (+1 the name, -1 other letters, 0 neither: :mod:`.spelling`),
     for a total whether the line items, read on their own, add up to the net or gross total
     (+1), to neither (-1), or there are none (0), and for an identifier whether it was read
     below its label but outside the label's column (1, else 0).
@@ -69,17 +71,19 @@ def features(evidence: tuple, words: float, spelling: tuple[float, float],
 
 
 # The features of OCR_EVIDENCE read by unconfirmed(), as offsets from its end.
-_SPELT_ALIKE, _SPELT_OTHERWISE, _OFF_COLUMN = -4, -3, -1
+_SPELT_ALIKE, _SPELT_OTHERWISE, _READ_AGAIN, _OFF_COLUMN = -5, -4, -3, -1
 
 
 def unconfirmed(field: str, features: tuple) -> str | None:
     """Why an OCR'd value cannot be taken without review whatever its confidence, or None.
 
     A seller name is taken only where OCR read it letter for letter in another place of the
-    page and nowhere with other letters: a misread accent reads as sure as a right one, and on
-    the calibration's scans the calibrator ranked names whose other places disagreed on a
-    letter as high as right ones (too few of them to learn from), while a name read in one
-    place only has nothing to confirm it by. Its threshold is chosen among the names that pass
+    page, or the second recogniser read its place letter for letter where the page gives no
+    accent reason to doubt it (:func:`.spelling.read_again_vote`), and nowhere with other
+    letters: a misread accent reads as sure as a right one, and on the calibration's scans the
+    calibrator ranked names whose other places disagreed on a letter as high as right ones (too
+    few of them to learn from), while a name read in one place only has nothing else to confirm
+    it by. Its threshold is chosen among the names that pass
     (``ledgerline_tools/calibrate_ocr.py``).
 
     An identifier read below its label but outside the label's column (:func:`features`) is
@@ -90,8 +94,9 @@ def unconfirmed(field: str, features: tuple) -> str | None:
         return None
     if features[_SPELT_OTHERWISE] > 0:
         return "OCR read the name elsewhere on the page with other letters"
-    if features[_SPELT_ALIKE] < 1:
-        return "OCR read the name in no other place of the page to confirm its spelling"
+    if features[_SPELT_ALIKE] < 1 and features[_READ_AGAIN] < 1:
+        return ("OCR read the name in no other place of the page, and no second reading of "
+                "its place confirms its spelling")
     return None
 
 

@@ -72,6 +72,11 @@ class PageResult:
     rotated: int  # quarter turns applied, in degrees clockwise
     deskewed: float  # degrees of rotation applied to level the text
     script: str | None
+    # The picture the words were read from, for a second reading of a region (``region``):
+    # upright and as read; its boxes were levelled by ``levelled`` degrees (PIL's sense) after
+    # (a slight skew is taken out of the boxes, not the picture). None: not kept.
+    picture: Image.Image | None = None
+    levelled: float = 0.0
 
 
 class Engine:
@@ -124,7 +129,8 @@ class Engine:
             vote(words, image, self.second)
         if straighten:
             _straighten(words, straighten, image.size)
-        return PageResult(words, image.size[0], image.size[1], turned, angle, script)
+        return PageResult(words, image.size[0], image.size[1], turned, angle, script,
+                          picture=image, levelled=straighten)
 
     def _recognise(self, image: Image.Image, dpi: float) -> tuple[list[Word], list[Baseline]]:
         """The page's words, and the baseline of each of its text lines."""

@@ -18,8 +18,9 @@ from .options import OcrOptions
 # Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
 # .2: pages scaled by the size of their glyphs; .3: light text on dark bands inverted, table
 # rules end cells, the page's lighting flattened and light print darkened; .4: OSD only where the
-# first reading is not plainly upright, the skew taken from the recognised lines
-OCR_PIPELINE_VERSION = "ocr-2026.12.4"
+# first reading is not plainly upright, the skew taken from the recognised lines; .5: a page
+# keeps its picture, and an OCR'd seller name's place is read again by the second recogniser
+OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",

@@ -13,6 +13,7 @@ from .lines import page_from_result
 from .options import OcrOptions
 from .outline import flattened_page
 from .polarity import dark_on_light
+from .region import PagePicture, reader
 from .text_size import enlarge_small_text
 
 SPARSE_TEXT_CHARS = 200  # a page with less text than this may be a scan with a stamped line
@@ -48,6 +49,7 @@ def read_image(path: str | os.PathLike, options: OcrOptions) -> list[Page]:
     with _reading():
         for frame in frames(os.fspath(path), options):
             pages.append(_read_frame(engine, frame, options))
+            _keep_first_and_last_pictures(pages)
     return pages
 
 
@@ -66,21 +68,35 @@ def read_pdf_pages(path: str | os.PathLike, numbers: list[int], options: OcrOpti
     with _reading():
         for frame in render_pages(os.fspath(path), numbers, options):
             pages.append(_read_frame(engine, frame, options))
+            _keep_first_and_last_pictures(pages)
     return pages
+
+
+def _keep_first_and_last_pictures(pages: list[Page]) -> None:
+    """Of the pages read so far, only the first and the last keep their picture to be read
+    again (region.py): a seller's name is read from the letterhead of the first or the footer of
+    the last, and a long scan's pictures would take the extraction's memory (a 300 dpi page is
+    9 MB or more)."""
+    if len(pages) > 2 and isinstance(pages[-2].read_again, PagePicture):
+        pages[-2].read_again.close()
+        pages[-2].read_again = None
 
 
 def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
     """One page: a photographed page cut from its desk and squared, light text on dark bands
     turned dark on light, the lighting flattened, its text enlarged where it is too small to
-    read well, then recognised."""
+    read well, then recognised; it keeps its picture to be read again."""
     page = flattened_page(frame.image, frame.dpi)
     upright = dark_on_light(page, frame.dpi)
     even = flatten(upright, frame.dpi)
     image, dpi = enlarge_small_text(even, frame.dpi, options.max_pixels)
     result = engine.read(image, dpi, analysis=upright)
     for done in {id(im): im for im in (image, even, upright, page, frame.image)}.values():
-        done.close()
-    return page_from_result(result, frame.number, dpi)
+        if done is not result.picture:  # kept for a second reading of a region (region.py)
+            done.close()
+    out = page_from_result(result, frame.number, dpi)
+    out.read_again = reader(result, dpi, engine.second)
+    return out
 
 
 def pages_to_ocr(path: str | os.PathLike, pages: list[Page]) -> list[int]:

@@ -137,7 +137,7 @@ def vote(words: list, image: Image.Image, recogniser: Recogniser) -> int:
     chosen = sorted(chosen, key=lambda w: w.confidence)[:MAX_WORDS]
     if not chosen:
         return 0
-    crops = [_crop(image, w.box) for w in chosen]
+    crops = [crop(image, w.box) for w in chosen]
     replaced = 0
     for word, (text, sure) in zip(chosen, recogniser.read(crops), strict=True):
         text = text.strip()
@@ -159,7 +159,8 @@ def _replace(word, text: str, confidence: float) -> None:
                     for k, ch in enumerate(text)]
 
 
-def _crop(image: Image.Image, box) -> Image.Image:
+def crop(image: Image.Image, box) -> Image.Image:
+    """The picture inside a box (pixels), with the air around it the model reads lines with."""
     left, top, right, bottom = box
     pad = max(2, round(PAD_HEIGHTS * (bottom - top)))
     return image.crop((max(0, left - pad), max(0, top - pad), min(image.size[0], right + pad),
