@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from ..domain.errors import NotFound, Unavailable
 from ..domain.identity import Caller
 from ..domain.jobs import JobStatus
-from ..ports.invoices import REVIEW_STATES, ListFilter
+from ..ports.invoices import REVIEW_STATES, InvoiceProgress, ListFilter
 from ..ports.storage import ObjectNotFound, StorageUnavailable
 
 if TYPE_CHECKING:
@@ -87,17 +87,24 @@ def wait_for_result(services: Services, caller: Caller, account: str, invoice_id
     decided it); else the status read first names it."""
     if seconds <= 0:
         return invoice(services, caller, account, invoice_id)
-    db, clock = services.db, services.clock
-    deadline = clock.monotonic() + seconds
+    deadline = services.clock.monotonic() + seconds
     if work_job_id is None:
-        with db.transaction(write=False) as tx:
-            progress = tx.invoices.progress(caller, account, invoice_id)
-        if progress is None:
-            raise NotFound("no such invoice")
+        progress = _progress(services, caller, account, invoice_id)
         if JobStatus(progress.status).finished:
             return invoice(services, caller, account, invoice_id)
         work_job_id = progress.work_job_id
     return _wait_for_job(services, caller, account, invoice_id, work_job_id, deadline)
+
+
+def _progress(services: Services, caller: Caller, account: str,
+              invoice_id: str) -> InvoiceProgress:
+    """The invoice's status and the job doing its work (NotFound for an invoice `caller`
+    may not see)."""
+    with services.db.transaction(write=False) as tx:
+        progress = tx.invoices.progress(caller, account, invoice_id)
+    if progress is None:
+        raise NotFound("no such invoice")
+    return progress
 
 
 def _wait_for_job(services: Services, caller: Caller, account: str, invoice_id: str,
@@ -105,11 +112,7 @@ def _wait_for_job(services: Services, caller: Caller, account: str, invoice_id: 
     db, clock = services.db, services.clock
     with services.job_endings.watch(job_id) as ended:
         ended.clear()  # before each look: an end announced after it wakes the next wait
-        with db.transaction(write=False) as tx:
-            progress = tx.invoices.progress(caller, account, invoice_id)
-        if progress is None:
-            raise NotFound("no such invoice")
-        if JobStatus(progress.status).finished:
+        if JobStatus(_progress(services, caller, account, invoice_id).status).finished:
             return invoice(services, caller, account, invoice_id)
         while True:
             db.let_go()  # a wait holds no pooled connection

@@ -18,6 +18,7 @@ from ledgerline.extraction.ranker.issuer import is_code, is_label_or_sentence, i
 from ledgerline.extraction.ranker.rates import printed_rates, rate_agreement
 from ledgerline.extraction.ranker.rows import document_rows
 from ledgerline_tools.ranker import train
+from tests.unit.extraction.test_issuer_evidence import UNLABELLED_ADDRESSEE
 
 D = Decimal
 
@@ -77,20 +78,9 @@ def test_a_seller_name_that_is_a_code_has_the_page_against_it(make_pdf):
     assert issuer_evidence("Nordlicht Handel GmbH", rows, None)[1] == 0
 
 
-# The addressee at the top left with no label; the issuer only in the footer, with its e-mail
-# domain and its VAT id: the page speaks against the addressee as the seller.
-UNLABELLED_ADDRESSEE = [
-    (318, 780, "Faktura"),
-    (312, 744, "Fakturanr 463"),
-    (33, 688, "Kestrel Farms AG"),
-    (314, 688, "Förfallodag: 2021-07-15"),
-    (208, 177, "Nordlicht Handel AB, 23145, Sankta gatan 10."),
-    (140, 166, "Kontakta oss, Mejla: info@nordlichthandel.se."),
-    (110, 155, "Organisationsnr: 556251-6806. Momsregnr: SE556251680601."),
-]
-
-
 def test_disputed_seller_names_keep_their_order_under_the_ceiling(make_pdf):
+    # the addressee at the top left with no label, the issuer only in the footer: the page
+    # speaks against the addressee as the seller
     dt = DocText(parse_pdf(make_pdf([UNLABELLED_ADDRESSEE])).pages)
     doc = document_rows(dt, find_candidates(dt))
     confidences = []
