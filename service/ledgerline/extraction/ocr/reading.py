@@ -134,7 +134,12 @@ def _image_coverage(path: str, numbers: list[int]) -> dict[int, float]:
         return out
     try:
         for number in numbers:
-            page = pdf[number - 1]
+            try:
+                page = pdf[number - 1]
+            except pdfium.PdfiumError:
+                # pdfminer read a page PDFium cannot load: no pictures measured, so its text
+                # layer stands (and OCR could not render it either)
+                continue
             width, height = page.get_size()
             covered = 0.0
             for obj in page.get_objects(filter=[raw.FPDF_PAGEOBJ_IMAGE], max_depth=4):
