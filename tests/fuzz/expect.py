@@ -17,3 +17,17 @@ def read_or_refused(path: Path) -> None:
         assert exc.code and exc.message
     else:
         assert document["schema_version"] == "invoice-v2"
+
+
+def prepared_or_refused(path: Path) -> None:
+    """Prepare `path` for a hosted provider, page images included (what the sandbox does before
+    a paid call): pages, or an ExtractionError with its code, nothing else."""
+    from ledgerline.adapters.providers.prepare import Preparer
+
+    try:
+        prepared = Preparer(None, page_images=True).extract(str(path), CONTENT_HASH)
+    except ExtractionError as exc:
+        assert exc.code and exc.message
+    else:
+        assert prepared.get("document") is not None or (
+            len(prepared["page_images"]) == len(prepared["pages"]) > 0)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.fuzz.expect import read_or_refused
+from tests.fuzz.expect import prepared_or_refused, read_or_refused
 
 TARGET = REPO / "fuzz" / "extract_fuzz.py"
 REGRESSIONS = Path(__file__).parent / "regressions"
@@ -28,6 +28,14 @@ def test_an_input_that_once_crashed_extraction_is_now_refused_or_read(crash: Pat
     path = tmp_path / "input.pdf"
     path.write_bytes(crash.read_bytes())
     read_or_refused(path)
+
+
+@pytest.mark.parametrize("crash", _regressions(), ids=lambda p: p.name)
+def test_an_input_that_once_crashed_extraction_is_prepared_for_a_provider_or_refused(
+        crash: Path, tmp_path):
+    path = tmp_path / "input.pdf"
+    path.write_bytes(crash.read_bytes())
+    prepared_or_refused(path)
 
 
 @pytest.mark.slow

@@ -67,7 +67,7 @@ class Preparer:
         pages = [{"number": p.number, "width": float(p.width), "height": float(p.height),
                   "lines": [[ln.text, ln.x0, ln.y0, ln.x1, ln.y1] for ln in p.lines]}
                  for p in parsed.pages]
-        images = _render_pdf(path) if self.page_images else None
+        images = _render_pdf(path, len(pages)) if self.page_images else None
         return {"format": Format.PDF.value, "pages": pages, "page_images": images}
 
 
@@ -103,15 +103,28 @@ def _image(path: str, fmt: Format, as_png: bool) -> dict:
     return {"format": fmt.value, "pages": [page], "page_images": png}
 
 
-def _render_pdf(path: str) -> list[bytes]:
+def _render_pdf(path: str, page_count: int | None = None) -> list[bytes]:
     import pypdfium2
 
-    pdf = pypdfium2.PdfDocument(path)
+    # pdfminer may read a page tree that PDFium refuses or counts otherwise: the file is as bad
+    # as one PDFium cannot open, and no provider is paid to look at pictures that do not match
+    # the pages it was estimated and mapped by.
     try:
+        pdf = pypdfium2.PdfDocument(path)
+    except pypdfium2.PdfiumError as exc:
+        raise ExtractionError("pdf_malformed", f"cannot render the PDF: {exc}") from exc
+    try:
+        if page_count is not None and len(pdf) != page_count:
+            raise ExtractionError("pdf_malformed", f"the page tree has {page_count} pages to "
+                                  f"one reader and {len(pdf)} to the renderer")
         images = []
         for index in range(len(pdf)):
-            page = pdf[index]
-            bitmap = page.render(scale=RENDER_DPI / POINTS_PER_INCH)
+            try:
+                page = pdf[index]
+                bitmap = page.render(scale=RENDER_DPI / POINTS_PER_INCH)
+            except pypdfium2.PdfiumError as exc:
+                raise ExtractionError("pdf_malformed",
+                                      f"cannot render page {index + 1}: {exc}") from exc
             buffer = io.BytesIO()
             bitmap.to_pil().save(buffer, format="PNG")
             images.append(buffer.getvalue())
