@@ -27,6 +27,7 @@ from .finders.line_items import extract_line_items
 from .geometry import DocText
 from .model import location_confidence
 from .ranker import choose
+from .ranker.rates import one_rate_of_several
 from .sources.einvoice_xml import parse_invoice_xml, pick_invoice_attachment
 from .sources.pdf_text import ParsedPdf, parse_pdf
 from .sources.xml_model import XmlInvoice
@@ -94,10 +95,28 @@ def ocr_evidence(reading: TextReading, dt: DocText) -> dict[str, tuple[float, ..
 def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> tuple:
     """The OCR evidence of the chosen value of ``name``, whose words OCR read ``read`` sure."""
     cand = reading.fields[name]
-    spelling = _spelling(dt, cand) if name == "seller_name" else (0.0, 0.0, 0.0)
+    if name == "seller_name":
+        spelling = _spelling(dt, cand)
+    elif name in D.ID_FIELDS:  # printed once, mostly: the second reading of its place alone
+        again = dt.read_again.get(cand.page) if cand.page is not None else None
+        spelling = (0.0, 0.0, ocr_spelling.identifier_read_again_vote(cand.raw or "", cand.bbox,
+                                                                       again))
+    else:
+        spelling = (0.0, 0.0, 0.0)
     items = _items_agree(reading) if name in ITEM_CHECKED_TOTALS else 0.0
     off_column = 1.0 if name in D.ID_FIELDS and _off_label_column(dt, cand) else 0.0
-    return ocr_calibration.features(reading.evidence[name], read, spelling, items, off_column)
+    rate_row = 1.0 if name in ocr_calibration.RATE_ROW_TOTALS and _one_rate_row(reading, dt) \
+        else 0.0
+    return ocr_calibration.features(reading.evidence[name], read, spelling, items, off_column,
+                                    rate_row)
+
+
+def _one_rate_row(reading: TextReading, dt: DocText) -> bool:
+    """Are the chosen net and VAT one row of a VAT breakdown that prints other rates too?"""
+    net, tax = reading.fields.get("net_total"), reading.fields.get("tax_total")
+    if net is None or tax is None or net.derived or tax.derived:
+        return False
+    return one_rate_of_several(net.value, tax.value, dt)
 
 
 def _spelling(dt: DocText, cand) -> tuple[float, float, float]:

@@ -15,7 +15,11 @@ from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.ranker import confidence
 from ledgerline.extraction.ranker import model as ranker_model
 from ledgerline.extraction.ranker.issuer import is_code, is_label_or_sentence, issuer_evidence
-from ledgerline.extraction.ranker.rates import printed_rates, rate_agreement
+from ledgerline.extraction.ranker.rates import (
+    one_rate_of_several,
+    printed_rates,
+    rate_agreement,
+)
 from ledgerline.extraction.ranker.rows import document_rows
 from ledgerline_tools.ranker import train
 from tests.unit.extraction.test_issuer_evidence import UNLABELLED_ADDRESSEE
@@ -61,6 +65,34 @@ def test_no_printed_rate_fitting_says_nothing_against_the_pair():
     # no VAT at all: exempt or reverse charge, whatever rate the page names
     assert rate_agreement(D("200.00"), D("0"), frozenset({D("19")})) == 0.0
     assert rate_agreement(None, D("38.00"), frozenset({D("19")})) == 0.0
+
+
+def _breakdown(*rows: tuple[str, ...]) -> DocText:
+    """A page printing each row's cells side by side, one row under the other."""
+    from ledgerline.extraction.model import Line, Page
+
+    lines = []
+    for k, cells in enumerate(rows):
+        y = 500.0 - 15 * k
+        for n, text in enumerate(cells):
+            x = 270.0 + 90 * n
+            lines.append(Line(1, x, y, x + 5 * len(text), y + 9, text,
+                              [(x + 5 * c, x + 5 * (c + 1)) for c in range(len(text))]))
+    return DocText([Page(1, 595.0, 842.0, lines)])
+
+
+def test_a_net_and_vat_that_are_one_rate_of_a_breakdown_are_that_rates_share():
+    """The calibration's photo whose totals row OCR lost: its 22 % row was taken for the
+    totals. The rows' sums, and a breakdown of one rate (its row is the totals), are not."""
+    dt = _breakdown(("Aliquota", "Imponibile", "Imposta", "Importo IVA incl."),
+                    ("22%", "2.597,35", "571,42", "3.168,77"),
+                    ("10%", "237,98", "23,80", "261,78"))
+    assert one_rate_of_several(D("2597.35"), D("571.42"), dt)
+    assert one_rate_of_several(D("-237.98"), D("-23.80"), dt)
+    assert not one_rate_of_several(D("2835.33"), D("595.22"), dt)
+    assert not one_rate_of_several(None, D("571.42"), dt)
+    single = _breakdown(("22%", "2.597,35", "571,42", "3.168,77"))
+    assert not one_rate_of_several(D("2597.35"), D("571.42"), single)
 
 
 def test_codes_are_not_names():

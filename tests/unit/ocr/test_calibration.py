@@ -256,9 +256,9 @@ def test_an_ocr_read_identifier_outside_its_labels_column_asks_for_review():
     """Whatever its confidence: on the calibration's photo the day of the issue date taken for
     the invoice number read 0.9996, as sure as the right numbers."""
     evidence = (0.0,) * len(EVIDENCE)
-    off = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 1.0)
+    off = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 1.0, 0.0)
     assert "outside the label's column" in calibration.unconfirmed("invoice_number", off)
-    under = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 0.0)
+    under = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 0.0, 0.0, 0.0)
     assert calibration.unconfirmed("invoice_number", under) is None
 
 
@@ -271,6 +271,27 @@ def test_an_ocr_read_identifier_outside_its_labels_column_asks_for_review():
     ((1.0, 1.0, 1.0), False),
 ])
 def test_an_ocr_read_seller_name_is_taken_only_when_the_page_confirms_it(spelling, confirmed):
-    evidence = calibration.features((0.0,) * len(EVIDENCE), 0.99, spelling, 0.0, 0.0)
+    evidence = calibration.features((0.0,) * len(EVIDENCE), 0.99, spelling, 0.0, 0.0, 0.0)
     assert (calibration.unconfirmed("seller_name", evidence) is None) is confirmed
     assert calibration.unconfirmed("issue_date", evidence) is None
+
+
+def test_an_ocr_read_identifier_the_second_recogniser_reads_otherwise_asks_for_review():
+    """Whatever its confidence: the calibration's "704543" for a printed "F04543" read 0.991
+    out of document, as sure as right numbers; the second recogniser read "F04543"."""
+    evidence = (0.0,) * len(EVIDENCE)
+    otherwise = calibration.features(evidence, 0.99, (0.0, 0.0, -1.0), 0.0, 0.0, 0.0)
+    assert "other characters" in calibration.unconfirmed("invoice_number", otherwise)
+    for vote in (0.0, 1.0):
+        alike = calibration.features(evidence, 0.99, (0.0, 0.0, vote), 0.0, 0.0, 0.0)
+        assert calibration.unconfirmed("invoice_number", alike) is None
+
+
+@pytest.mark.parametrize("field", ["net_total", "tax_total", "gross_total"])
+def test_ocr_read_totals_that_are_one_row_of_a_vat_breakdown_ask_for_review(field):
+    evidence = (0.0,) * len(EVIDENCE)
+    row = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 1.0, 0.0, 1.0)
+    assert "VAT breakdown" in calibration.unconfirmed(field, row)
+    totals = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 1.0, 0.0, 0.0)
+    assert calibration.unconfirmed(field, totals) is None
+    assert calibration.unconfirmed("issue_date", row) is None

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.model import Line, Page
-from ledgerline.extraction.ocr.spelling import letters, read_again_vote, spelling_votes
+from ledgerline.extraction.ocr.spelling import (
+    identifier_read_again_vote,
+    letters,
+    read_again_vote,
+    spelling_votes,
+)
 
 
 CHAR = 5.0  # points a character of page()'s lines is wide
@@ -174,3 +179,28 @@ def test_accents_count_only_where_the_pages_other_ocr_read_lines_print_them():
              Line(1, 50.0, 780.0, 300.0, 790.0, "Fälligkeit: 12.12.2025")]
     assert vote(DocText([Page(1, 595.0, 842.0, lines)]), name, marked) == 1.0
     assert vote(page(name, "Fälligkeit: 12.12.2025"), name, marked) == 0.0
+
+
+# -- an identifier's place read again ----------------------------------------------------------
+
+def identifier_vote(raw: str, again: SecondReading | None) -> float:
+    return identifier_read_again_vote(raw, [50.0, 800.0, 90.0, 810.0], again)
+
+
+def test_an_identifier_read_alike_by_the_second_recogniser_is_confirmed():
+    """Spaces aside ("FT 8405/23" read "FT8405/23"), at least as sure as a name's reading."""
+    assert identifier_vote("F04543", SecondReading("F04543")) == 1.0
+    assert identifier_vote("FT 8405/23", SecondReading("FT8405/23")) == 1.0
+    assert identifier_vote("F04543", SecondReading("F04543", sure=0.8)) == 0.0
+
+
+def test_an_identifier_read_with_other_characters_is_spoken_against():
+    """Tesseract read "704543" at 300 dpi where the page prints "F04543"; PP-OCR read it right."""
+    assert identifier_vote("704543", SecondReading("F04543")) == -1.0
+    assert identifier_vote("704543", SecondReading("F04543", sure=0.5)) == -1.0
+
+
+def test_an_identifier_that_cannot_be_read_again_gets_no_vote():
+    assert identifier_vote("F04543", None) == 0.0
+    assert identifier_vote("F04543", SecondReading("")) == 0.0
+    assert identifier_read_again_vote("F04543", None, SecondReading("F04543")) == 0.0

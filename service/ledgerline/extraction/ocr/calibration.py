@@ -25,13 +25,14 @@ import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..document import ID_FIELDS
 from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-5"
+FORMAT = "ledgerline-ocr-calibration-6"
 # What a value's OCR evidence adds to the ranker's (confidence.EVIDENCE), in features() order.
 OCR_EVIDENCE = ("logit_words", "spelt_alike", "spelt_otherwise", "read_again", "items_sum",
-                "off_column")
+                "off_column", "rate_row")
 log = logging.getLogger(__name__)
 
 
@@ -49,14 +50,16 @@ class FieldCalibration:
 
 
 def features(evidence: tuple, words: float, spelling: tuple[float, float, float],
-             items_sum: float, off_column: float) -> tuple[float, ...]:
+             items_sum: float, off_column: float, rate_row: float) -> tuple[float, ...]:
     """A value's OCR evidence: the ranker's evidence of it, the (logit of the) lowest
     confidence OCR gave the words it was read from, for a name how many other places read it
     with the same letters and accents, how many with other accents, and what the second
-    recogniser read in its place (+1 the name, -1 other letters, 0 neither: :mod:`.spelling`),
-    for a total whether the line items, read on their own, add up to the net or gross total
+    recogniser read in its place (+1 the name, -1 other letters, 0 neither: :mod:`.spelling`;
+    for an identifier the same of its characters), for a total whether the line items, read on their own, add up to the net or gross total
     (+1), to neither (-1), or there are none (0), and for an identifier whether it was read
-    below its label but outside the label's column (1, else 0).
+    below its label but outside the label's column (1, else 0), and for a total whether the
+    chosen net and VAT are one row of a VAT breakdown that prints other rates too (1, else 0:
+    :func:`..ranker.rates.one_rate_of_several`).
 
     The words' confidence is Tesseract's own and says little: a misread accent reads as sure as
     a right one, and a photo whose net, tax and gross were all misread alike still adds up. The
@@ -67,11 +70,13 @@ def features(evidence: tuple, words: float, spelling: tuple[float, float, float]
     table's cells: in a header-row table (labels in one row, values in the next) a photo read
     "15 de agosto de 2024  F24/09534" as one line under the labels, and the day of the date,
     left of the invoice number's label, was taken for the number, as sure as a right one."""
-    return (*evidence, logit(words), *spelling, items_sum, off_column)
+    return (*evidence, logit(words), *spelling, items_sum, off_column, rate_row)
 
 
 # The features of OCR_EVIDENCE read by unconfirmed(), as offsets from its end.
-_SPELT_ALIKE, _SPELT_OTHERWISE, _READ_AGAIN, _OFF_COLUMN = -5, -4, -3, -1
+_SPELT_ALIKE, _SPELT_OTHERWISE, _READ_AGAIN, _OFF_COLUMN, _RATE_ROW = -6, -5, -4, -2, -1
+# The totals a VAT breakdown's row, taken for them, makes wrong together.
+RATE_ROW_TOTALS = ("net_total", "tax_total", "gross_total")
 
 
 def unconfirmed(field: str, features: tuple) -> str | None:
@@ -87,9 +92,23 @@ def unconfirmed(field: str, features: tuple) -> str | None:
     (``ledgerline_tools/calibrate_ocr.py``).
 
     An identifier read below its label but outside the label's column (:func:`features`) is
-    never taken either: whatever OCR joined it with, nothing places it under its label."""
+    never taken either: whatever OCR joined it with, nothing places it under its label. Nor is
+    one whose place the second recogniser read with other characters
+    (:func:`.spelling.identifier_read_again_vote`): one of the two engines misread it.
+
+    Nor are totals whose net and VAT are one row of a VAT breakdown that prints other rates
+    too: on the calibration's photo whose totals row OCR did not read, the 22 % row's net, VAT
+    and gross were taken, adding up and agreeing with their rate as right totals do, and the
+    VAT read 0.986, as sure as right ones. Each of these is a wrong value its evidence cannot
+    tell from a right one, so a calibrator fitted without its document ranks it among them;
+    the thresholds are chosen among the values that pass."""
     if features[_OFF_COLUMN] > 0:
         return "OCR read the value below its label but outside the label's column"
+    if field in ID_FIELDS and features[_READ_AGAIN] < 0:
+        return "the second recogniser read the value's place with other characters"
+    if field in RATE_ROW_TOTALS and features[_RATE_ROW] > 0:
+        return ("the net and VAT are one row of a VAT breakdown that prints other rates too, "
+                "not the totals")
     if field != "seller_name":
         return None
     if features[_SPELT_OTHERWISE] > 0:

@@ -43,3 +43,34 @@ def rate_agreement(net: Decimal | None, tax: Decimal | None, rates: frozenset) -
     net, tax = abs(net), abs(tax)
     slack = max(CENT, ROUNDING_SHARE * tax)
     return 1.0 if any(abs(net * r / 100 - tax) <= slack for r in rates) else 0.0
+
+
+def breakdown_rows(dt: DocText) -> list[tuple[Decimal, Decimal, Decimal]]:
+    """(rate, net, VAT) of every row of the page that prints one VAT rate and, beside it, a net
+    and a VAT at that rate: a row of a VAT breakdown ("22 %  2.597,35  571,42  3.168,77")."""
+    out, seen = [], set()
+    for i, ln in enumerate(dt.lines):
+        rates = {Decimal(m.group(1).replace(",", "."))
+                 for m in _PERCENT.finditer(normalise_text(ln.text))}
+        row = tuple(dt.row_of(i))
+        if len(rates) != 1 or row in seen:
+            continue
+        seen.add(row)
+        rate = next(iter(rates))
+        amounts = [abs(a[0]) for j in row for a in dt.amounts(j) if a[3]]  # with decimals
+        for net in amounts:
+            for tax in amounts:
+                if tax < net and rate_agreement(net, tax, frozenset({rate})):
+                    out.append((rate, net, tax))
+    return out
+
+
+def one_rate_of_several(net: Decimal | None, tax: Decimal | None, dt: DocText) -> bool:
+    """Are the net and VAT one row of a VAT breakdown that prints other rates too? Then they are
+    that rate's share, not the invoice's totals, however well they add up: the totals are the
+    rows' sums (a photo that lost the totals row had its 22 % row taken for them)."""
+    if net is None or tax is None:
+        return False
+    rows = breakdown_rows(dt)
+    mine = {rate for rate, n, t in rows if n == abs(net) and t == abs(tax)}
+    return bool(mine) and any(rate not in mine for rate, _n, _t in rows)
