@@ -52,8 +52,10 @@ def breakdown_rows(dt: DocText) -> list[tuple[Decimal, Decimal, Decimal]]:
     for i, ln in enumerate(dt.lines):
         rates = {Decimal(m.group(1).replace(",", "."))
                  for m in _PERCENT.finditer(normalise_text(ln.text))}
+        if len(rates) != 1:
+            continue
         row = tuple(dt.row_of(i))
-        if len(rates) != 1 or row in seen:
+        if row in seen:
             continue
         seen.add(row)
         rate = next(iter(rates))
