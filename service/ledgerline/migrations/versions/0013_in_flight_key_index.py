@@ -22,6 +22,7 @@ history of that size to speak of. The tables' metadata says as much (ddl_if).
 Revision ID: 0013_in_flight_key_index
 Revises: 0012_account_in_flight
 """
+import sqlalchemy as sa
 from alembic import op
 
 revision = '0013_in_flight_key_index'
@@ -35,8 +36,13 @@ LOCK_TIMEOUT = "5s"
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name != "postgresql":
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
         return
+    if bind.execute(sa.text("SELECT to_regclass(:name) IS NOT NULL AND NOT EXISTS "
+                            "(SELECT 1 FROM pg_constraint WHERE conname = :name)"),
+                    {"name": NAME}).scalar():
+        return  # an interrupted run got as far as the rename: the index is in place
     op.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
     with op.get_context().autocommit_block():
         op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {BUILDING} "
