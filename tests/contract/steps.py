@@ -2,6 +2,8 @@
 would take it."""
 from __future__ import annotations
 
+import time
+
 from ledgerline.domain.cache import CacheKey, UploadRequest
 from ledgerline.domain.identity import Caller
 from ledgerline.domain.ids import new_id
@@ -12,6 +14,7 @@ from tests.fakes import VERSIONS, document
 LEASE = 30.0
 GONE = -1.0  # a lease that ran out as it was taken: the next claim may take the job over
 PRICE = 1
+CLOCK_TICK = 0.002  # seconds: twice SQLite's clock resolution
 
 
 def content_hash(tag: str) -> str:
@@ -42,7 +45,11 @@ def arrive(store, job: NewJob, *, joinable: bool = True, leader_id: str | None =
         tx.arrival.record_blob(job.account, job.content_hash, f"objects/{job.content_hash}", 1)
         job_id = tx.arrival.insert_job(job, outcome=outcome, joinable=joinable,
                                        leader_id=leader_id, result_id=result_id)
-        return job_id, tx.arrival.insert_invoice(job, job_id)
+        ids = job_id, tx.arrival.insert_invoice(job, job_id)
+    # SQLite's clock counts milliseconds, and an upload takes less: uploads a test makes one
+    # after the other are stamped one after the other, so "newest first" has one answer.
+    time.sleep(CLOCK_TICK)
+    return ids
 
 
 def upload(store, caller: Caller, tag: str, **kw) -> tuple[str, str]:
