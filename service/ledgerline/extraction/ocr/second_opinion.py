@@ -39,7 +39,7 @@ MIN_INPUT_WIDTH = 320
 # Crops in order of their aspect are padded to the width of the widest of each WIDTH_GROUP (the
 # model's batches once: what it reads depends on the padding, and the vote and the calibration
 # were measured on these inputs). Each is then run on its own: a row's output does not depend on
-# the rows beside it, and one row at a time takes 10 % less CPU than six (20.8 against 23.2 ms a
+# the rows beside it, and one row at a time takes 10 % less CPU than six (20.9 against 23.2 ms a
 # word on the speed pages of ``bench/ocr.py``; larger inputs fall out of the cache).
 WIDTH_GROUP = 6
 REREAD_BELOW = 0.93  # Tesseract's word confidence under which a word with digits is re-read
