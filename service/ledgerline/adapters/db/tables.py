@@ -214,7 +214,7 @@ Index("ix_jobs_joined_leader_id", jobs.c.leader_id, postgresql_where=JOINED,
 # thousands of NULL entries (migration 0013). The lookups name a key, which implies the
 # predicate. SQLite keeps the constraint above: dropping it would mean rebuilding the table.
 IN_FLIGHT_KEY = text("inflight_key IS NOT NULL")
-Index("uq_jobs_account_inflight_key", jobs.c.account, jobs.c.inflight_key, unique=True,
+Index("uq_jobs_account_inflight_key_in_flight", jobs.c.account, jobs.c.inflight_key, unique=True,
       postgresql_where=IN_FLIGHT_KEY).ddl_if(dialect="postgresql")
 
 invoices = Table(
@@ -400,3 +400,13 @@ Index("ix_shadow_fields_day", func.date(shadow_fields.c.started_at),
 Index("ix_model_calls_day_hash_outcome", func.date(model_calls.c.started_at),
       model_calls.c.operation, model_calls.c.request_hash, model_calls.c.started_at,
       model_calls.c.id, model_calls.c.finished_at, model_calls.c.cost, model_calls.c.outcome)
+
+
+def built_on(dialect: str):
+    """Alembic's ``include_object`` for a database of `dialect`: a constraint or index the
+    tables build on another dialect only (``ddl_if``) is not compared there (alembic ignores
+    ``ddl_if``, and would propose swapping one dialect's object for the other's)."""
+    def include(obj, name, type_, reflected, compare_to) -> bool:
+        only = getattr(obj, "_ddl_if", None)
+        return reflected or only is None or only.dialect in (None, dialect)
+    return include

@@ -10,9 +10,8 @@ against 0.10 ms). A partial unique index (`WHERE inflight_key IS NOT NULL`) enfo
 NULLs never collided. The lookups (a joinable leader, a hit's "no extraction in flight") name
 a key, which implies the predicate, prepared statements included.
 
-Built CONCURRENTLY before the constraint is dropped (both enforce the rule meanwhile), and then
-named as the constraint was; statements that need a strong lock give up after `lock_timeout`
-rather than queue traffic. If the migration is interrupted while building the index, drop the
+Built CONCURRENTLY before the constraint is dropped (both enforce the rule meanwhile);
+statements that need a strong lock give up after `lock_timeout` rather than queue traffic. If the migration is interrupted while building the index, drop the
 index it names as INVALID (`\\d jobs` shows it) and run `ledgerline db upgrade` again.
 
 SQLite keeps its constraint: it is inline in the table, and only a rebuild of jobs (with
@@ -22,7 +21,6 @@ history of that size to speak of. The tables' metadata says as much (ddl_if).
 Revision ID: 0013_in_flight_key_index
 Revises: 0012_account_in_flight
 """
-import sqlalchemy as sa
 from alembic import op
 
 revision = '0013_in_flight_key_index'
@@ -30,25 +28,22 @@ down_revision = '0012_account_in_flight'
 branch_labels = None
 depends_on = None
 
-NAME = "uq_jobs_account_inflight_key"
-BUILDING = f"{NAME}_new"
+CONSTRAINT = "uq_jobs_account_inflight_key"
+# Its own name, not the constraint's: SQLite keeps the constraint under that name, and one name
+# for two objects on two dialects confuses a comparison of the tables with the migrations.
+INDEX = "uq_jobs_account_inflight_key_in_flight"
+BUILDING = f"{CONSTRAINT}_full"
 LOCK_TIMEOUT = "5s"
 
 
 def upgrade() -> None:
-    bind = op.get_bind()
-    if bind.dialect.name != "postgresql":
+    if op.get_bind().dialect.name != "postgresql":
         return
-    if bind.execute(sa.text("SELECT to_regclass(:name) IS NOT NULL AND NOT EXISTS "
-                            "(SELECT 1 FROM pg_constraint WHERE conname = :name)"),
-                    {"name": NAME}).scalar():
-        return  # an interrupted run got as far as the rename: the index is in place
     op.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
     with op.get_context().autocommit_block():
-        op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {BUILDING} "
+        op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {INDEX} "
                    "ON jobs (account, inflight_key) WHERE inflight_key IS NOT NULL")
-        op.execute(f"ALTER TABLE jobs DROP CONSTRAINT IF EXISTS {NAME}")
-        op.execute(f"ALTER INDEX {BUILDING} RENAME TO {NAME}")
+        op.execute(f"ALTER TABLE jobs DROP CONSTRAINT IF EXISTS {CONSTRAINT}")
 
 
 def downgrade() -> None:
@@ -58,6 +53,6 @@ def downgrade() -> None:
     with op.get_context().autocommit_block():
         op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {BUILDING} "
                    "ON jobs (account, inflight_key)")
-        op.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {NAME}")
+        op.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX}")
         # The full index becomes the constraint, under the constraint's name.
-        op.execute(f"ALTER TABLE jobs ADD CONSTRAINT {NAME} UNIQUE USING INDEX {BUILDING}")
+        op.execute(f"ALTER TABLE jobs ADD CONSTRAINT {CONSTRAINT} UNIQUE USING INDEX {BUILDING}")
