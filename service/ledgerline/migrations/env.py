@@ -4,7 +4,7 @@ from __future__ import annotations
 from alembic import context
 
 from ledgerline.adapters.db.engine import make_engine
-from ledgerline.adapters.db.tables import metadata
+from ledgerline.adapters.db.tables import built_on, metadata
 
 config = context.config
 
@@ -24,7 +24,8 @@ def run_migrations() -> None:
 
 def _run(connection) -> None:
     context.configure(connection=connection, target_metadata=metadata,
-                      render_as_batch=connection.dialect.name == "sqlite")
+                      render_as_batch=connection.dialect.name == "sqlite",
+                      include_object=built_on(connection.dialect.name))
     with context.begin_transaction():
         context.run_migrations()
 

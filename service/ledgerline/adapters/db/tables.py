@@ -157,7 +157,7 @@ jobs = Table(
     # A joined job does no work of its own: its status and result are its leader's.
     Column("leader_id", String(32), ForeignKey("jobs.id"), nullable=True),
     # Set to the cache key while a joinable extraction is in flight, NULL otherwise; the
-    # unique constraint makes "one in-flight extraction per key" atomic on every backend.
+    # unique index below makes "one in-flight extraction per key" atomic on every backend.
     Column("inflight_key", String(64), nullable=True),
     Column("result_id", String(32), ForeignKey("results.id"), nullable=True),
     Column("lease_owner", String(120), nullable=True),
@@ -184,7 +184,8 @@ jobs = Table(
     Column("updated_at", UTC, nullable=False),
     Column("finished_at", UTC, nullable=True),
     UniqueConstraint("account", "caller_id", "idempotency_key"),
-    UniqueConstraint("account", "inflight_key"),
+    # SQLite's, from its first migration, inline in the table (migration 0013).
+    UniqueConstraint("account", "inflight_key").ddl_if(dialect="sqlite"),
     Index(None, "created_at", "outcome", "would_be"),  # the duplicate-work report
     Index(None, "result_id"),  # the retention purge: is a result still referenced?
 )
@@ -207,6 +208,14 @@ Index("ix_jobs_account_in_flight_cache_key", jobs.c.account, jobs.c.cache_key,
 JOINED = text("leader_id IS NOT NULL")
 Index("ix_jobs_joined_leader_id", jobs.c.leader_id, postgresql_where=JOINED,
       sqlite_where=JOINED)
+# One extraction in flight per key, on PostgreSQL over the keys of work in flight only (the
+# uniqueness is the same: NULLs never collide). Indexing every past job's NULL made each
+# claim's new row version cost more the longer the history: it landed among the account's
+# thousands of NULL entries (migration 0013). The lookups name a key, which implies the
+# predicate. SQLite keeps the constraint above: dropping it would mean rebuilding the table.
+IN_FLIGHT_KEY = text("inflight_key IS NOT NULL")
+Index("uq_jobs_account_inflight_key_in_flight", jobs.c.account, jobs.c.inflight_key, unique=True,
+      postgresql_where=IN_FLIGHT_KEY).ddl_if(dialect="postgresql")
 
 invoices = Table(
     "invoices", metadata,
@@ -391,3 +400,13 @@ Index("ix_shadow_fields_day", func.date(shadow_fields.c.started_at),
 Index("ix_model_calls_day_hash_outcome", func.date(model_calls.c.started_at),
       model_calls.c.operation, model_calls.c.request_hash, model_calls.c.started_at,
       model_calls.c.id, model_calls.c.finished_at, model_calls.c.cost, model_calls.c.outcome)
+
+
+def built_on(dialect: str):
+    """Alembic's ``include_object`` for a database of `dialect`: a constraint or index the
+    tables build on another dialect only (``ddl_if``) is not compared there (alembic ignores
+    ``ddl_if``, and would propose swapping one dialect's object for the other's)."""
+    def include(obj, name, type_, reflected, compare_to) -> bool:
+        only = getattr(obj, "_ddl_if", None)
+        return reflected or only is None or only.dialect in (None, dialect)
+    return include
