@@ -62,14 +62,6 @@ _CACHED_RESULT = (select(cache_entries.c.result_id)
                   .where(cache_entries.c.account == _ACCOUNT,
                          cache_entries.c.cache_key == _CACHE_KEY))
 
-_INVOICE_INSERT = invoices.insert().from_select(
-    ["id", "account", "uploaded_by", "job_id", "content_hash", "created_at"],
-    select(prebuilt.param("invoice_id", invoices.c.id.type), _ACCOUNT,
-           prebuilt.param("caller_id", invoices.c.uploaded_by.type), jobs.c.id,
-           prebuilt.param("content_hash", invoices.c.content_hash.type), jobs.c.created_at)
-    .where(jobs.c.id == prebuilt.param("job_id", jobs.c.id.type)),
-    include_defaults=False)
-
 _BLOB = prebuilt.columns(blobs, "account", "content_hash", "storage_key", "size")
 _BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"],
                                               blobs.c.content_hash == _BLOB["content_hash"],
@@ -195,11 +187,11 @@ class SqlArrival(ABC):
         No worker in another process is told of new work: SQLite's poll."""
         self.conn.execute(job_insert(finished, works), params)
         if invoice_id is not None:
-            self.conn.execute(_INVOICE_INSERT, params)
+            self.conn.execute(cache_hits.INVOICE_OF_JOB, params)
 
     def insert_invoice(self, job: NewJob, job_id: str) -> str:
         invoice_id = new_id("inv")
-        self.conn.execute(_INVOICE_INSERT, prebuilt.values(
+        self.conn.execute(cache_hits.INVOICE_OF_JOB, prebuilt.values(
             invoice_id=invoice_id, account=job.account, caller_id=job.caller_id,
             content_hash=job.content_hash, job_id=job_id))
         return invoice_id

@@ -137,6 +137,11 @@ def invoice_insert(job_rows):
         include_defaults=False)  # a CTE's Python-side defaults would be bound as NULL
 
 
+# The invoice of the job `job_id` names, inserted in a statement of its own after the job's.
+INVOICE_OF_JOB = invoice_insert(select(jobs.c.id, jobs.c.created_at)
+                                .where(jobs.c.id == JOB_ID).subquery())
+
+
 def event_insert(only_if=None):
     event_id = prebuilt.param("event_id", webhook_deliveries.c.event_id.type)
     return outbox.invoice_event_insert(ACCOUNT, INVOICE_ID, COMPLETED, event_id,

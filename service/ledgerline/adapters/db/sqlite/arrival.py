@@ -7,12 +7,11 @@ import functools
 from collections.abc import Sequence
 from types import SimpleNamespace
 
-from sqlalchemy import select
 from sqlalchemy.dialects import sqlite
 
 from .. import prebuilt
 from ..arrival import SqlArrival
-from ..cache_hits import JOB_ID, Found, entry, event_insert, invoice_insert, job_values
+from ..cache_hits import INVOICE_OF_JOB, Found, entry, event_insert, job_values
 from ..invoices import SAME_SELLER_KEYS, same_file_step, same_seller_step
 from ..tables import jobs
 
@@ -47,6 +46,5 @@ def _steps():
             sqlite.insert(jobs)
             .values(job_values(prebuilt.param("result_id", jobs.c.result_id.type)))
             .on_conflict_do_nothing().returning(jobs.c.created_at),
-            invoice_insert(select(jobs.c.id, jobs.c.created_at)
-                           .where(jobs.c.id == JOB_ID).subquery()),
+            INVOICE_OF_JOB,
             event_insert())
