@@ -106,25 +106,24 @@ def _image(path: str, fmt: Format, as_png: bool) -> dict:
 def _render_pdf(path: str, page_count: int | None = None) -> list[bytes]:
     import pypdfium2
 
+    from ...extraction.ocr.render import load_page, open_pdf
+
     # pdfminer may read a page tree that PDFium refuses or counts otherwise: the file is as bad
     # as one PDFium cannot open, and no provider is paid to look at pictures that do not match
     # the pages it was estimated and mapped by.
-    try:
-        pdf = pypdfium2.PdfDocument(path)
-    except pypdfium2.PdfiumError as exc:
-        raise ExtractionError("pdf_malformed", f"cannot render the PDF: {exc}") from exc
+    pdf = open_pdf(path)
     try:
         if page_count is not None and len(pdf) != page_count:
             raise ExtractionError("pdf_malformed", f"the page tree has {page_count} pages to "
                                   f"one reader and {len(pdf)} to the renderer")
         images = []
-        for index in range(len(pdf)):
+        for number in range(1, len(pdf) + 1):
+            page = load_page(pdf, number)
             try:
-                page = pdf[index]
                 bitmap = page.render(scale=RENDER_DPI / POINTS_PER_INCH)
             except pypdfium2.PdfiumError as exc:
                 raise ExtractionError("pdf_malformed",
-                                      f"cannot render page {index + 1}: {exc}") from exc
+                                      f"cannot render page {number}: {exc}") from exc
             buffer = io.BytesIO()
             bitmap.to_pil().save(buffer, format="PNG")
             images.append(buffer.getvalue())

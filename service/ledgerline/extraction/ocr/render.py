@@ -19,32 +19,38 @@ POINTS_PER_INCH = 72.0
 
 def render_pages(path: str, numbers: Iterable[int], options: OcrOptions) -> Iterator[Frame]:
     """Frames of the given 1-based page numbers, rendered at the configured DPI or below."""
-    import pypdfium2 as pdfium
-
-    try:
-        pdf = pdfium.PdfDocument(path)
-    except pdfium.PdfiumError as exc:
-        raise ExtractionError("pdf_malformed", f"cannot render the PDF: {exc}") from exc
+    pdf = open_pdf(path)
     try:
         for number in numbers:
-            yield _render_page(pdf, number, options)
+            page = load_page(pdf, number)
+            try:
+                frame = _render(page, number, options)  # its image a copy: the page may close
+            finally:
+                page.close()
+            yield frame
     finally:
         pdf.close()
 
 
-def _render_page(pdf, number: int, options: OcrOptions) -> Frame:
-    # pdfminer may read a page tree that PDFium refuses, page by page: such a page is a bad
-    # file, as when the whole document cannot be opened.
+def open_pdf(path: str):
+    """PDFium's document, or ExtractionError ``pdf_malformed`` where PDFium refuses the file."""
     import pypdfium2 as pdfium
 
     try:
-        page = pdf[number - 1]
+        return pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        raise ExtractionError("pdf_malformed", f"cannot render the PDF: {exc}") from exc
+
+
+def load_page(pdf, number: int):
+    """PDFium's page ``number`` (1-based). pdfminer may read a page tree that PDFium refuses,
+    page by page: such a page is a bad file, as when the whole document cannot be opened."""
+    import pypdfium2 as pdfium
+
+    try:
+        return pdf[number - 1]
     except pdfium.PdfiumError as exc:
         raise ExtractionError("pdf_malformed", f"cannot render page {number}: {exc}") from exc
-    try:
-        return _render(page, number, options)  # its image a copy: the page may close
-    finally:
-        page.close()
 
 
 def render_dpi(width_pt: float, height_pt: float, options: OcrOptions,
