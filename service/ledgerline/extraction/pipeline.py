@@ -98,9 +98,8 @@ def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> 
     if name == "seller_name":
         spelling = _spelling(dt, cand)
     elif name in D.ID_FIELDS:  # printed once, mostly: the second reading of its place alone
-        again = dt.read_again.get(cand.page) if cand.page is not None else None
-        spelling = (0.0, 0.0, ocr_spelling.identifier_read_again_vote(cand.raw or "", cand.bbox,
-                                                                       again))
+        spelling = (0.0, 0.0, ocr_spelling.identifier_read_again_vote(
+            cand.raw or "", cand.bbox, _read_again(dt, cand)))
     else:
         spelling = (0.0, 0.0, 0.0)
     items = _items_agree(reading) if name in ITEM_CHECKED_TOTALS else 0.0
@@ -123,9 +122,13 @@ def _spelling(dt: DocText, cand) -> tuple[float, float, float]:
     """How the page confirms an OCR'd name's spelling: its other places' votes and the second
     recogniser's reading of its own place (:mod:`.ocr.spelling`)."""
     name = str(cand.value)
-    again = dt.read_again.get(cand.page) if cand.page is not None else None
-    second = ocr_spelling.read_again_vote(dt, name, cand.line, cand.bbox, again)
+    second = ocr_spelling.read_again_vote(dt, name, cand.line, cand.bbox, _read_again(dt, cand))
     return (*ocr_spelling.spelling_votes(dt, name, cand.line), second)
+
+
+def _read_again(dt: DocText, cand):
+    """The second reading of the candidate's page, where OCR kept its picture."""
+    return dt.read_again.get(cand.page) if cand.page is not None else None
 
 
 def _off_label_column(dt: DocText, cand) -> bool:

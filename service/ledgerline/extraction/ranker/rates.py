@@ -27,11 +27,11 @@ ROUNDING_SHARE = Decimal("0.005")
 
 def printed_rates(dt: DocText) -> frozenset[Decimal]:
     """Every percentage under 100 the page prints, as a number (19 for "19 %")."""
-    return frozenset(
-        Decimal(m.group(1).replace(",", "."))
-        for ln in dt.lines
-        for m in _PERCENT.finditer(normalise_text(ln.text))
-    )
+    return frozenset().union(*(_line_rates(ln.text) for ln in dt.lines))
+
+
+def _line_rates(text: str) -> set[Decimal]:
+    return {Decimal(m.group(1).replace(",", ".")) for m in _PERCENT.finditer(normalise_text(text))}
 
 
 def rate_agreement(net: Decimal | None, tax: Decimal | None, rates: frozenset) -> float:
@@ -50,8 +50,7 @@ def breakdown_rows(dt: DocText) -> list[tuple[Decimal, Decimal, Decimal]]:
     and a VAT at that rate: a row of a VAT breakdown ("22 %  2.597,35  571,42  3.168,77")."""
     out, seen = [], set()
     for i, ln in enumerate(dt.lines):
-        rates = {Decimal(m.group(1).replace(",", "."))
-                 for m in _PERCENT.finditer(normalise_text(ln.text))}
+        rates = _line_rates(ln.text)
         if len(rates) != 1:
             continue
         row = tuple(dt.row_of(i))
