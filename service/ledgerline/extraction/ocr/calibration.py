@@ -55,8 +55,9 @@ def features(evidence: tuple, words: float, spelling: tuple[float, float, float]
     confidence OCR gave the words it was read from, for a name how many other places read it
     with the same letters and accents, how many with other accents, and what the second
     recogniser read in its place (+1 the name, -1 other letters, 0 neither: :mod:`.spelling`;
-    for an identifier the same of its characters), for a total whether the line items, read on their own, add up to the net or gross total
-    (+1), to neither (-1), or there are none (0), and for an identifier whether it was read
+    for an identifier the same of its characters), for a total whether the line items, read on
+    their own, add up to the net or gross total (+1), to neither (-1), or there are none (0),
+    and for an identifier whether it was read
     below its label but outside the label's column (1, else 0), and for a total whether the
     chosen net and VAT are one row of a VAT breakdown that prints other rates too (1, else 0:
     :func:`..ranker.rates.one_rate_of_several`).

@@ -11,8 +11,9 @@ NULLs never collided. The lookups (a joinable leader, a hit's "no extraction in 
 a key, which implies the predicate, prepared statements included.
 
 Built CONCURRENTLY before the constraint is dropped (both enforce the rule meanwhile);
-statements that need a strong lock give up after `lock_timeout` rather than queue traffic. If the migration is interrupted while building the index, drop the
-index it names as INVALID (`\\d jobs` shows it) and run `ledgerline db upgrade` again.
+statements that need a strong lock give up after `lock_timeout` rather than queue traffic. If
+the migration is interrupted while building the index, drop the index it names as INVALID
+(`\\d jobs` shows it) and run `ledgerline db upgrade` again.
 
 SQLite keeps its constraint: it is inline in the table, and only a rebuild of jobs (with
 foreign keys off, outside any transaction) could drop it; the embedded database has no
@@ -37,22 +38,27 @@ LOCK_TIMEOUT = "5s"
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name != "postgresql":
-        return
-    op.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
-    with op.get_context().autocommit_block():
-        op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {INDEX} "
-                   "ON jobs (account, inflight_key) WHERE inflight_key IS NOT NULL")
-        op.execute(f"ALTER TABLE jobs DROP CONSTRAINT IF EXISTS {CONSTRAINT}")
+    _on_postgresql(
+        f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {INDEX} "
+        "ON jobs (account, inflight_key) WHERE inflight_key IS NOT NULL",
+        f"ALTER TABLE jobs DROP CONSTRAINT IF EXISTS {CONSTRAINT}")
 
 
 def downgrade() -> None:
+    _on_postgresql(
+        f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {BUILDING} "
+        "ON jobs (account, inflight_key)",
+        f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX}",
+        # The full index becomes the constraint, under the constraint's name.
+        f"ALTER TABLE jobs ADD CONSTRAINT {CONSTRAINT} UNIQUE USING INDEX {BUILDING}")
+
+
+def _on_postgresql(*statements: str) -> None:
+    """The statements in turn, each committed on its own (CONCURRENTLY runs in no
+    transaction), on PostgreSQL only: SQLite keeps its constraint."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
     with op.get_context().autocommit_block():
-        op.execute(f"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS {BUILDING} "
-                   "ON jobs (account, inflight_key)")
-        op.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX}")
-        # The full index becomes the constraint, under the constraint's name.
-        op.execute(f"ALTER TABLE jobs ADD CONSTRAINT {CONSTRAINT} UNIQUE USING INDEX {BUILDING}")
+        for statement in statements:
+            op.execute(statement)
