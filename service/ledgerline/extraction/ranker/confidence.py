@@ -4,8 +4,9 @@ The ranker's probability says how much a value looks like the field's; whether i
 shows in what else the page says about it: how far it is ahead of the runner-up value, whether
 a label names it, how many places print it, whether the totals it belongs to add up (net + tax =
 gross, the amount due the gross) or the dates follow each other, whether its VAT is its net at a
-rate the page prints (:mod:`.rates`), whether it was computed rather than read, whether a date could be read with its day and month the other way round, and for the
-seller name what the issuer's own lines and the addressee's side say of it (:mod:`.issuer`).
+rate the page prints (:mod:`.rates`), whether it was computed rather than read, whether a date
+could be read with its day and month the other way round, and for the seller name what the
+issuer's own lines and the addressee's side say of it (:mod:`.issuer`).
 :func:`evidence` turns a pick into these numbers (:data:`EVIDENCE`), and a :class:`Calibrator`
 per field maps them to a confidence: Platt scaling on the evidence, i.e. a logistic regression
 of correctness on it, fitted on out-of-source predictions (every value predicted by a model that

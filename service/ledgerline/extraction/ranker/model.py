@@ -255,7 +255,7 @@ def _evidence(f: str, pick: FieldPick, picks: dict, doc: DocumentRows, values: d
         support, against = issuer_evidence(pick.value, doc.rows[f],
                                            None if buyer is None else buyer.value)
     rate = 0.0
-    if f in RATED_FIELDS:
+    if f in TOTALS:
         net, tax = picks.get("net_total"), picks.get("tax_total")
         rate = rate_agreement(None if net is None else net.value,
                               None if tax is None else tax.value, doc.vat_rates)
@@ -263,9 +263,9 @@ def _evidence(f: str, pick: FieldPick, picks: dict, doc: DocumentRows, values: d
                     _arithmetic(f, picks), pick.derived, ambiguous, support, against, rate)
 
 
-# The totals whose confidence the VAT rate speaks for: the net and VAT it relates, and the gross
-# total they make.
-RATED_FIELDS = ("net_total", "tax_total", "gross_total")
+# The totals that add up (net + VAT = gross), and whose confidence the VAT rate speaks for: the
+# net and VAT it relates, and the gross total they make.
+TOTALS = ("net_total", "tax_total", "gross_total")
 
 
 _DAY_MONTH = re.compile(r"(?<!\d)(\d{1,2})[./-](\d{1,2})[./-]\d{2,4}(?!\d)")
@@ -287,14 +287,13 @@ def _arithmetic(f: str, picks: dict) -> float:
         p = picks.get(name)
         return None if p is None or p.value is None or p.derived else p.value
 
-    if f in ("net_total", "tax_total", "gross_total"):
+    if f in TOTALS:
         n, t, g = printed("net_total"), printed("tax_total"), printed("gross_total")
         if n is None or t is None or g is None:
             return 0.0
         if not adds_up(abs(n), abs(t), abs(g)):
             return -1.0
-        return min(picks[o].probability for o in ("net_total", "tax_total", "gross_total")
-                   if o != f)
+        return min(picks[o].probability for o in TOTALS if o != f)
     if f == "amount_due":
         d, g = printed("amount_due"), printed("gross_total")
         if d is None or g is None:
