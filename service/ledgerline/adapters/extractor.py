@@ -67,9 +67,12 @@ class PdfExtractor:
             model_config_digest=extraction.model_config_digest(use_embedded_xml=use_embedded_xml),
         )
 
-    def extract(self, path: str, content_hash: str) -> dict:
+    def extract(self, path: str, content_hash: str, *, pdf_document=None) -> dict:
+        """`pdf_document`: the file's pdfminer document, parsed and checked already (the
+        sandbox's pre-flight), which the extraction reads instead of parsing the file again."""
         return self._extraction.extract_pdf(path, content_hash=content_hash,
-                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr)
+                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr,
+                                            pdf_document=pdf_document)
 
 
 class InvalidDocument(ExtractionError):

@@ -7,9 +7,9 @@ milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or m
 RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
 opens the file and a wall-clock deadline, counted from the child's start, that the parent
 enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
-for images pages and pixels) runs in the child before full parsing; what it refuses comes back
-as `Refused`. Whatever else happens in the child comes back as an ExtractionError with a stable
-code; the worker process carries on.
+for images pages and pixels) runs in the child before full parsing, and the extraction reads
+the PDF it parsed; what it refuses comes back as `Refused`. Whatever else happens in the child
+comes back as an ExtractionError with a stable code; the worker process carries on.
 
 The next document's child is forked while the current one works, and while a core is idle it
 rehearses one extraction of a built-in sample before its document is known
@@ -545,14 +545,28 @@ def _limit_self(limits: SandboxLimits) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which kills us
 
 
-def _preflight(path: str, kind: Format, limits: SandboxLimits) -> None:
-    """The structural checks of the file's format, before any extraction."""
-    from .preflight import check_image, check_pdf
+def _preflight(path: str, kind: Format, limits: SandboxLimits, opened: contextlib.ExitStack):
+    """The structural checks of the file's format, before any extraction; for a PDF, the
+    document they parsed (open until `opened` closes), which the extraction then reads."""
+    from .preflight import check_image, checked_pdf
 
     if kind.is_image:
         check_image(path, limits.preflight)
     elif kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF
-        check_pdf(path, limits.preflight)
+        document, _ = opened.enter_context(checked_pdf(path, limits.preflight))
+        return document
+    return None
+
+
+def _read(recipe, path: str, content_hash: str, pdf_document) -> dict:
+    """The inner reader's document; the local rules read the PDF the pre-flight parsed (one
+    parse of the file, not two)."""
+    from .extractor import PdfExtractor
+
+    reader = _build(recipe)
+    if pdf_document is not None and isinstance(reader, PdfExtractor):
+        return reader.extract(path, content_hash, pdf_document=pdf_document)
+    return reader.extract(path, content_hash)
 
 
 def _timeout_code(codes: _Codes) -> str:
@@ -581,12 +595,13 @@ def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimit
         _limit_self(limits)
         kind = detect_file(path)
         codes = IMAGE_CODES if kind.is_image else PDF_CODES
-        try:
-            _preflight(path, kind, limits)
-        except ExtractionError as exc:  # refused before any extraction: reported apart
-            message = ("refused", (exc.code, exc.message))
-        else:
-            message = ("ok", _build(recipe).extract(path, content_hash))
+        with contextlib.ExitStack() as opened:
+            try:
+                pdf_document = _preflight(path, kind, limits, opened)
+            except ExtractionError as exc:  # refused before any extraction: reported apart
+                message = ("refused", (exc.code, exc.message))
+            else:
+                message = ("ok", _read(recipe, path, content_hash, pdf_document))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _WallClock:
