@@ -177,6 +177,21 @@ def test_a_spare_child_rehearses_the_sample_while_a_core_is_idle(good_pdf, monke
     assert len({unwarmed["pid"], first["pid"], second["pid"], busy["pid"]}) == 4
 
 
+def test_a_spare_rehearses_when_a_core_stood_idle_since_the_last_look(monkeypatch):
+    """Not by the 1-minute load average, which remembers a busy minute that has ended."""
+    from ledgerline.adapters import sandbox as module
+
+    looks = iter([(1000, 4000), (1150, 4200), (1160, 4400), (1160, 4400)])
+    monkeypatch.setattr(module, "_cpu_ticks", lambda: next(looks))
+    monkeypatch.setattr(module, "_last_look", None)
+    monkeypatch.setattr(module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(module.os, "getloadavg", lambda: (5.0, 4.0, 3.0))
+    assert not module._a_core_is_idle()  # the first look: the load average decides
+    assert module._a_core_is_idle()  # 150 of 200 ticks idle: 1.5 of the 2 cores
+    assert not module._a_core_is_idle()  # 10 of 200: a tenth of a core
+    assert not module._a_core_is_idle()  # no tick since: the load average
+
+
 @pytest.mark.parametrize("inner", [misbehaving.SpinsForever(),  # SIGXCPU at the soft limit
                                    misbehaving.SpinsIgnoringSignals()])  # SIGKILL at the hard one
 def test_a_cpu_bound_parser_is_stopped_by_the_cpu_limit(good_pdf, inner):
