@@ -426,10 +426,10 @@ def _a_core_is_idle() -> bool:
     busy it would take CPU from that document, and under a backlog each job would pay for one.
 
     Told by the CPU time that stood idle since the last look, a document ago: the 1-minute load
-    average, which decided before, still counted a busy minute (the fork server's own warm-up,
-    whatever ran before) for dozens of documents after it ended, and their children then went
-    unrehearsed on an idle machine. Where the kernel does not tell (no /proc/stat), or on the
-    first look, that load average decides."""
+    average, which decided before, goes on counting a busy minute (the fork server's own
+    warm-up, whatever ran before) for a minute after it ended, and documents that came one at a
+    time on an idle machine meanwhile got unrehearsed children. Where the kernel does not tell
+    (no /proc/stat), or on the first look, that load average decides."""
     global _last_look
     now = _cpu_ticks()
     with _look_lock:
