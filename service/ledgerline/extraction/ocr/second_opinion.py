@@ -43,8 +43,9 @@ LINE_MIN_WIDTH = 320
 # A word the vote re-reads is padded only to its own width and a margin, rounded up to a step:
 # the model's cost grows with its input's width, and a word of a page is 30-200 pixels wide
 # here, so padding each to 320 cost 2.3 times as much (17 against 7.5 ms a word on the 150 dpi
-# speed pages of ``bench/ocr.py``). On the generated scans of 150-300 dpi the narrow inputs vote
-# as often for the text layer's reading (2026-12-05).
+# speed pages of ``bench/ocr.py``). With a word's decimal marks left to Tesseract
+# (``_marks_only``), the narrow inputs' vote was the text layer's reading as often on the
+# generated scans and more often on the phone photos (bench/RESULTS.md, 2026-12-05).
 WORD_MARGIN = 16
 WORD_STEP = 8
 WORD_MIN_WIDTH = 32
