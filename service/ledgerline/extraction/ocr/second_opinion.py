@@ -126,8 +126,8 @@ def line_width(crop: Image.Image) -> int:
 
 def word_width(crop: Image.Image) -> int:
     """A re-read word's input: its own width and ``WORD_MARGIN``, rounded up to ``WORD_STEP``."""
-    step = WORD_STEP
-    return max(WORD_MIN_WIDTH, step * math.ceil((_scaled_width(crop) + WORD_MARGIN) / step))
+    return max(WORD_MIN_WIDTH,
+               WORD_STEP * math.ceil((_scaled_width(crop) + WORD_MARGIN) / WORD_STEP))
 
 
 def _normalised(crop: Image.Image, width: int) -> np.ndarray:
