@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import event
@@ -24,9 +25,11 @@ from tests.fakes import ControlledExtractor, pdf_bytes
 # one): 3 on SQLite, 4 on PostgreSQL. The bound was 6 while the look read the status first
 # and the duplicates took two statements.
 READS_OF_ONE_WAIT = 4
-# What waiting adds to an upload that nobody works on: the job to watch and one look. The whole
-# invoice is read once, after the wait, as without one: before it, only the status is (on the
-# embedded default the worker that claims the job waits for this request's reads).
+# What waiting adds to an upload that nobody works on: the upload watches its job from before its
+# commit, so it reads nothing before the wait, and the whole invoice once after it, as without
+# one. Here the wait is the process's first, and opens its channel to the other processes:
+# when that starts listening every waiter looks once (the invoice: 2 statements on PostgreSQL).
+# Before, the wait read the invoice's status first, and the bound was the same.
 READS_ADDED_BY_AN_IDLE_WAIT = 2
 
 
@@ -77,6 +80,14 @@ class Waits:
                 yield _Wait(ended, self)
 
         services.job_endings.watch = watched
+        start_watching = services.job_endings.start_watching
+
+        def started(job_id: str):  # an upload's own job, watched from before its commit
+            watching = start_watching(job_id)
+            return SimpleNamespace(job_id=job_id, ended=_Wait(watching.ended, self),
+                                   close=watching.close)
+
+        services.job_endings.start_watching = started
 
 
 class _Wait:
@@ -141,6 +152,23 @@ def test_a_wait_on_work_nobody_does_reads_nothing_until_it_times_out(api_and_wor
     assert out["answered"] - started >= 3
     # One wait's reads, however long it lasts: a poll every 100 ms would add 30 more.
     assert counter.count - without_wait <= READS_ADDED_BY_AN_IDLE_WAIT
+
+
+def test_an_upload_reads_nothing_before_its_wait(api_and_worker):
+    """Its job is watched from before the upload commits, so no end can pass unseen and no
+    look is needed first: once the process listens, a wait that times out adds no statement."""
+    api, _worker, tenant = api_and_worker
+    thread, _ = upload_in_thread(api, tenant.keys["customer"], pdf_bytes("opens"), wait=1)
+    thread.join(timeout=30)  # the process's first wait: its channel listens from now on
+    counter = StatementCounter(api.engine)
+    thread, out = upload_in_thread(api, tenant.keys["customer"], pdf_bytes("no-wait"), wait=0)
+    thread.join(timeout=30)
+    assert out["response"].status_code == 202
+    without_wait, counter.count = counter.count, 0
+    thread, out = upload_in_thread(api, tenant.keys["customer"], pdf_bytes("idle"), wait=2)
+    thread.join(timeout=30)
+    assert out["response"].json["status"] == "pending"
+    assert counter.count == without_wait
 
 
 def test_a_wait_in_the_workers_own_process_is_told_at_once(make_services):

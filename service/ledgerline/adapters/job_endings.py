@@ -51,18 +51,29 @@ class JobEndings:
     @contextlib.contextmanager
     def watch(self, job_id: str) -> Iterator[threading.Event]:
         """An event set when `job_id` may have ended; clear it before each look."""
-        self._open_channel()
-        ended = threading.Event()
-        with self._lock:
-            self._watchers.setdefault(job_id, set()).add(ended)
+        watching = self.start_watching(job_id)
         try:
-            yield ended
+            yield watching.ended
         finally:
-            with self._lock:
-                watchers = self._watchers.get(job_id)
-                watchers.discard(ended)
-                if not watchers:
-                    del self._watchers[job_id]
+            watching.close()
+
+    def start_watching(self, job_id: str) -> Watching:
+        """`watch` for a caller that closes it itself: an upload that starts watching its job
+        before the transaction that records it commits, so that no end can come unseen."""
+        self._open_channel()
+        watching = Watching(self, job_id)
+        with self._lock:
+            self._watchers.setdefault(job_id, set()).add(watching.ended)
+        return watching
+
+    def _stop_watching(self, job_id: str, ended: threading.Event) -> None:
+        with self._lock:
+            watchers = self._watchers.get(job_id)
+            if watchers is None:
+                return
+            watchers.discard(ended)
+            if not watchers:
+                del self._watchers[job_id]
 
     def announce(self, job_id: str) -> None:
         """After the write that ended `job_id` committed: tell this process's waiters, and on
@@ -104,3 +115,16 @@ class JobEndings:
                     log.warning("doorbell: cannot listen (%s); only this process's worker "
                                 "can end a wait early", exc)
                 self._channel = self._doorbell
+
+
+class Watching:
+    """One watch of a job's end (JobEndings.start_watching); `ended` is set when it may have
+    ended. Closing it twice is harmless."""
+
+    def __init__(self, endings: JobEndings, job_id: str):
+        self.job_id = job_id
+        self.ended = threading.Event()
+        self._endings = endings
+
+    def close(self) -> None:
+        self._endings._stop_watching(self.job_id, self.ended)

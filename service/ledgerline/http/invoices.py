@@ -212,8 +212,12 @@ def create_invoice(path: AccountPath):
     body, declared = _body_stream(services)
     with reads.one_connection_per_request(services):  # connected only once the body is in
         result = upload(services, caller, path.account, body, idempotency_key=key, fresh=fresh,
-                        declared_size=declared)
-        return _accepted(services, caller, path.account, result, asked)
+                        declared_size=declared, watch=asked > 0)
+        try:
+            return _accepted(services, caller, path.account, result, asked)
+        finally:
+            if result.watching is not None:
+                result.watching.close()
 
 
 class RetryHeaders(ApiModel):
@@ -253,7 +257,8 @@ def _accepted(services, caller, account: str, result, asked: int):
     with limits.wait_slot(caller.key_id, asked) as wait:
         if shown is None:
             invoice = reads.wait_for_result(services, caller, account, result.invoice_id, wait,
-                                            work_job_id=getattr(result, "work_job_id", None))
+                                            work_job_id=getattr(result, "work_job_id", None),
+                                            watching=getattr(result, "watching", None))
     location = url_for("invoices.get_invoice", account=account, invoice_id=result.invoice_id)
     if result.replayed:
         status = 200

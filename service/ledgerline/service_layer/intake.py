@@ -7,7 +7,7 @@ record that points at it is committed, so a record never names a missing object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, BinaryIO
 
 from .. import metrics
@@ -26,6 +26,7 @@ from .local_disk import WriteFailed
 from .spool import Spooled, spool
 
 if TYPE_CHECKING:
+    from ..adapters.job_endings import Watching
     from ..bootstrap import Services
 
 
@@ -40,17 +41,24 @@ class Upload:
     # The job doing the invoice's work (its own, or the one in flight it joined), when the
     # upload made the decision: a `Prefer: wait` then needs no read to know what to wait for.
     work_job_id: str | None = None
+    # That job's end, watched since before the upload committed (asked for with `watch`): a
+    # wait for it needs no look at its status first. The caller closes it.
+    watching: Watching | None = None
 
 
 def upload(services: Services, caller: Caller, account: str, body: BinaryIO, *,
-           idempotency_key: str | None, fresh: bool, declared_size: int | None = None) -> Upload:
-    """`declared_size`: the Content-Length; a body that ends short of it is refused whole."""
+           idempotency_key: str | None, fresh: bool, declared_size: int | None = None,
+           watch: bool = False) -> Upload:
+    """`declared_size`: the Content-Length; a body that ends short of it is refused whole.
+    `watch`: an upload that decides its job starts watching that job's end before it commits
+    (`Upload.watching`, for `Prefer: wait`)."""
     authorise_upload(caller, account)
     try:
         spooled = spool(body, services.settings.max_upload_bytes, services.settings.spool_dir,
                         expected_size=declared_size)
         try:
-            accepted = _accept(services, caller, account, spooled, idempotency_key, fresh)
+            accepted = _accept(services, caller, account, spooled, idempotency_key, fresh,
+                               watch)
         finally:
             spooled.discard()
     except SpoolUnavailable as exc:
@@ -70,7 +78,7 @@ def authorise_upload(caller: Caller, account: str) -> None:
 
 
 def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
-            idempotency_key: str | None, fresh: bool) -> Upload:
+            idempotency_key: str | None, fresh: bool, watch: bool = False) -> Upload:
     request = UploadRequest(account=account, content_hash=spooled.content_hash, fresh=fresh)
     key = CacheKey(account=account, content_hash=spooled.content_hash,
                    versions=services.extractor.versions)
@@ -100,7 +108,7 @@ def _accept(services: Services, caller: Caller, account: str, spooled: Spooled,
             try:
                 return _submit(services, new_job,
                                _store_original(services, account, spooled, stored=stored),
-                               key_was_free=known is None or known.keyed is None)
+                               key_was_free=known is None or known.keyed is None, watch=watch)
             except OriginalGone:
                 # A purge or a deletion removed the original between our look and our
                 # insert (the invoices -> blobs foreign key, or the object's absence, said
@@ -191,18 +199,30 @@ CONTENTION_RETRIES = 8
 
 
 def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None, *,
-            key_was_free: bool = False) -> Upload:
+            key_was_free: bool = False, watch: bool = False) -> Upload:
     """Create-or-get, atomically. A unique constraint decides every race; the loser retries.
 
     `key_was_free`: no job held the caller's key a moment ago, so the first attempt does not
     look for it again: should another request take the key meanwhile, the job's insert breaks
-    the key's unique constraint, and the retry looks and replays."""
+    the key's unique constraint, and the retry looks and replays.
+
+    `watch`: the job doing the work is watched from inside the transaction, before it commits.
+    Until then no worker can end it: its own job is not yet visible, and a job in flight it
+    joins is held by the join's lock (FOR SHARE; SQLite's write lock)."""
     for attempt in range(CONTENTION_RETRIES):
+        watching = None
         try:
             with services.db.transaction(write=True) as tx:
-                return _submit_once(services, tx, job, new_blob,
+                done = _submit_once(services, tx, job, new_blob,
                                     look_up_key=not (key_was_free and attempt == 0))
-        except Conflict:
+                if watch and done.work_job_id and done.outcome is not CacheOutcome.HIT:
+                    watching = services.job_endings.start_watching(done.work_job_id)
+            return replace(done, watching=watching) if watching else done
+        except BaseException as exc:
+            if watching is not None:
+                watching.close()
+            if not isinstance(exc, Conflict):
+                raise
             if new_blob is None and _original_gone(services, job):
                 raise OriginalGone(job.content_hash) from None
             services.clock.sleep(0.005 * attempt)

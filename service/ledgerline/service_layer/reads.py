@@ -2,6 +2,7 @@
 (`Prefer: wait`): the use cases behind the read views and the upload's answer."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, BinaryIO
@@ -13,6 +14,7 @@ from ..ports.invoices import REVIEW_STATES, InvoiceProgress, ListFilter
 from ..ports.storage import ObjectNotFound, StorageUnavailable
 
 if TYPE_CHECKING:
+    from ..adapters.job_endings import Watching
     from ..bootstrap import Services
 
 __all__ = ["REVIEW_STATES", "ListFilter", "export", "invoice", "invoices",
@@ -76,18 +78,22 @@ def review_queue(services: Services) -> list[tuple[str, int, int]]:
 
 
 def wait_for_result(services: Services, caller: Caller, account: str, invoice_id: str,
-                    seconds: int, *, work_job_id: str | None = None) -> dict:
+                    seconds: int, *, work_job_id: str | None = None,
+                    watching: Watching | None = None) -> dict:
     """The invoice, once finished or after `seconds`. Wait for the job doing its work to end
     (adapters/job_endings.py: a worker in this process, NOTIFY on PostgreSQL, the doorbell on
     SQLite), looking only when told to, never on a timer. Nothing but the status is read before
     the wait: on the embedded default the worker that claims a new upload's job runs in this
     process, after this request's reads. A look after being told reads the whole invoice,
-    whose status says whether it is the answer: a waiting miss reads its status once and its
-    invoice once. `work_job_id`: that job, when the caller knows it (an upload that just
-    decided it); else the status read first names it."""
+    whose status says whether it is the answer. `work_job_id`: that job, when the caller knows
+    it (an upload that just decided it); else the status read first names it. `watching`:
+    that job's end, watched since before it could end (an upload that watched it before its
+    commit): then nothing is read before the wait, and a waiting miss reads its invoice once."""
     if seconds <= 0:
         return invoice(services, caller, account, invoice_id)
     deadline = services.clock.monotonic() + seconds
+    if watching is not None:
+        return _wait(services, caller, account, invoice_id, watching.ended, deadline)
     if work_job_id is None:
         progress = _progress(services, caller, account, invoice_id)
         if JobStatus(progress.status).finished:
@@ -109,17 +115,23 @@ def _progress(services: Services, caller: Caller, account: str,
 
 def _wait_for_job(services: Services, caller: Caller, account: str, invoice_id: str,
                   job_id: str, deadline: float) -> dict:
-    db, clock = services.db, services.clock
     with services.job_endings.watch(job_id) as ended:
         ended.clear()  # before each look: an end announced after it wakes the next wait
         if JobStatus(_progress(services, caller, account, invoice_id).status).finished:
             return invoice(services, caller, account, invoice_id)
-        while True:
-            db.let_go()  # a wait holds no pooled connection
-            remaining = deadline - clock.monotonic()
-            if remaining <= 0 or not clock.wait(ended, remaining):
-                return invoice(services, caller, account, invoice_id)
-            ended.clear()
-            found = invoice(services, caller, account, invoice_id)
-            if JobStatus(found["status"]).finished:
-                return found
+        return _wait(services, caller, account, invoice_id, ended, deadline)
+
+
+def _wait(services: Services, caller: Caller, account: str, invoice_id: str,
+          ended: threading.Event, deadline: float) -> dict:
+    """Until `ended` is set and a look finds the invoice finished, or the deadline."""
+    db, clock = services.db, services.clock
+    while True:
+        db.let_go()  # a wait holds no pooled connection
+        remaining = deadline - clock.monotonic()
+        if remaining <= 0 or not clock.wait(ended, remaining):
+            return invoice(services, caller, account, invoice_id)
+        ended.clear()
+        found = invoice(services, caller, account, invoice_id)
+        if JobStatus(found["status"]).finished:
+            return found

@@ -17,6 +17,7 @@ from ...domain.ids import new_id
 from ...domain.jobs import CacheOutcome
 from ...ports.jobs import BeforeStoring, KeyedJob, NewJob, RetryTarget, ServedHit
 from . import cache_hits, prebuilt
+from .driver import Prebuilt
 from .claims import COMPLETED, PENDING, in_flight
 from .clock import db_now, db_now_plus
 from .tables import blobs, cache_entries, invoices, jobs
@@ -52,15 +53,15 @@ _BY_IDEMPOTENCY_KEY = (
 
 _ACCOUNT, _CACHE_KEY = prebuilt.param("account", jobs.c.account.type), \
     prebuilt.param("cache_key", jobs.c.cache_key.type)
-_JOINABLE_LEADER = (select(jobs.c.id)
-                    .where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY)
-                    .with_for_update(read=True))
-_LEADER_IN_FLIGHT = (select(jobs.c.id)
-                     .where(jobs.c.account == _ACCOUNT, jobs.c.cache_key == _CACHE_KEY,
-                            in_flight()).limit(1))
-_CACHED_RESULT = (select(cache_entries.c.result_id)
-                  .where(cache_entries.c.account == _ACCOUNT,
-                         cache_entries.c.cache_key == _CACHE_KEY))
+_JOINABLE_LEADER = Prebuilt(select(jobs.c.id)
+                             .where(jobs.c.account == _ACCOUNT, jobs.c.inflight_key == _CACHE_KEY)
+                             .with_for_update(read=True))
+_LEADER_IN_FLIGHT = Prebuilt(select(jobs.c.id)
+                              .where(jobs.c.account == _ACCOUNT, jobs.c.cache_key == _CACHE_KEY,
+                                     in_flight()).limit(1))
+_CACHED_RESULT = Prebuilt(select(cache_entries.c.result_id)
+                          .where(cache_entries.c.account == _ACCOUNT,
+                                 cache_entries.c.cache_key == _CACHE_KEY))
 
 _BLOB = prebuilt.columns(blobs, "account", "content_hash", "storage_key", "size")
 _BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"],
@@ -71,8 +72,8 @@ _BLOB_KEY = select(blobs.c.storage_key).where(blobs.c.account == _BLOB["account"
 # original's write (the key's columns NULL when no job holds it).
 _KEYED = _BY_IDEMPOTENCY_KEY.subquery("keyed")
 _ONE_ROW = select(literal(1).label("one")).subquery("one_row")
-_BEFORE_STORING = (select(_KEYED, _BLOB_KEY.scalar_subquery().label("storage_key"))
-                   .select_from(_ONE_ROW.outerjoin(_KEYED, true())))
+_BEFORE_STORING = Prebuilt(select(_KEYED, _BLOB_KEY.scalar_subquery().label("storage_key"))
+                           .select_from(_ONE_ROW.outerjoin(_KEYED, true())))
 
 
 def _keyed(row) -> KeyedJob | None:
@@ -140,9 +141,9 @@ class SqlArrival(ABC):
 
     def before_storing(self, account: str, caller_id: str, key: str, content_hash: str,
                        ttl_seconds: float) -> BeforeStoring:
-        row = self.conn.execute(_BEFORE_STORING, prebuilt.values(
+        row = _BEFORE_STORING.first(self.conn, prebuilt.values(
             account=account, caller_id=caller_id, idempotency_key=key,
-            ttl_seconds=float(ttl_seconds), content_hash=content_hash)).first()
+            ttl_seconds=float(ttl_seconds), content_hash=content_hash))
         if row is None:  # never (one row, keyed or not); were it so, the key's constraint decides
             return BeforeStoring(None, None)
         return BeforeStoring(_keyed(row) if row.id is not None else None, row.storage_key)
@@ -157,12 +158,11 @@ class SqlArrival(ABC):
         fails or completes meanwhile waits for the join to commit, and a leader whose failure
         committed first is no longer found."""
         query = _JOINABLE_LEADER if joinable_only else _LEADER_IN_FLIGHT
-        return self.conn.execute(query, prebuilt.values(account=account,
-                                                        cache_key=cache_key)).scalar()
+        return query.scalar(self.conn, prebuilt.values(account=account, cache_key=cache_key))
 
     def cached_result(self, account: str, cache_key: str) -> str | None:
-        return self.conn.execute(_CACHED_RESULT, prebuilt.values(account=account,
-                                                                 cache_key=cache_key)).scalar()
+        return _CACHED_RESULT.scalar(self.conn, prebuilt.values(account=account,
+                                                                cache_key=cache_key))
 
     def insert_job(self, job: NewJob, *, outcome: CacheOutcome, leader_id: str | None = None,
                    result_id: str | None = None, joinable: bool = False,

@@ -21,6 +21,7 @@ from ...ports.invoices import EditableInvoice, InvoiceProgress, ListFilter
 from ..invoice_views import (DUPLICATE_FIELDS, listed, possible_duplicates, review_state,
                              shown_document)
 from . import prebuilt
+from .driver import Prebuilt
 from .duplicates import duplicate_of
 from .tables import api_keys, blobs, invoices, jobs, results
 
@@ -117,7 +118,7 @@ def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str)
     if not caller.can_enter(account):
         return None
     params = prebuilt.values(account=account, invoice_id=invoice_id, caller_id=caller.principal)
-    row = conn.execute(_one_invoice(caller.sees_only_own_uploads()), params).first()
+    row = _one_invoice(caller.sees_only_own_uploads()).first(conn, params)
     if row is None:
         return None
     view = listed(row, with_document=True)
@@ -128,8 +129,8 @@ def get_invoice(conn: Connection, caller: Caller, account: str, invoice_id: str)
 @functools.cache
 def _one_invoice(own_only: bool):
     uploaded_by = CALLER_ID if own_only else None
-    return (_query(uploaded_by, results.c.document, invoices.c.corrections)
-            .where(visible_to(ACCOUNT, uploaded_by), invoices.c.id == INVOICE_ID))
+    return Prebuilt(_query(uploaded_by, results.c.document, invoices.c.corrections)
+                    .where(visible_to(ACCOUNT, uploaded_by), invoices.c.id == INVOICE_ID))
 
 
 def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_id: str):
@@ -146,10 +147,10 @@ def invoice_for_update(conn: Connection, caller: Caller, account: str, invoice_i
 def _possible_duplicates(conn: Connection, caller: Caller, account: str, row) -> list[dict]:
     """Other invoices of the account, among those the caller may see: the same file, then
     other files that bill the same thing (domain.duplicates)."""
-    found = conn.execute(_same_file_and_seller(caller.sees_only_own_uploads()), prebuilt.values(
+    found = _same_file_and_seller(caller.sees_only_own_uploads()).all(conn, prebuilt.values(
         account=account, caller_id=caller.principal, content_hash=row.content_hash,
         invoice_id=row.id, seller_key=row.seller_key,
-        number_key=number_key(row.invoice_number), issue_date=row.issue_date)).all()
+        number_key=number_key(row.invoice_number), issue_date=row.issue_date))
     return possible_duplicates((other.id for other in found if other.part == _SAME_FILE),
                                _summary(row), ((other.id, _summary(other)) for other in found
                                                if other.part == _SAME_SELLER))
@@ -172,7 +173,7 @@ def _same_file_and_seller(own_only: bool):
         select(literal(_SAME_SELLER).label("part"), sellers.c.id,
                *(sellers.c[name] for name in DUPLICATE_FIELDS), sellers.c.created_at),
     ).subquery()
-    return select(both).order_by(both.c.part, both.c.created_at, both.c.id)
+    return Prebuilt(select(both).order_by(both.c.part, both.c.created_at, both.c.id))
 
 
 def earlier_duplicate(conn: Connection, caller: Caller, account: str, row: EditableInvoice,
@@ -263,9 +264,9 @@ def invoice_progress(conn: Connection, caller: Caller, account: str,
     if not caller.can_enter(account):
         return None
     own_only = caller.sees_only_own_uploads()
-    row = conn.execute(_progress_statement(own_only), prebuilt.values(
+    row = _progress_statement(own_only).first(conn, prebuilt.values(
         account=account, invoice_id=invoice_id,
-        **({"uploaded_by": caller.principal} if own_only else {}))).first()
+        **({"uploaded_by": caller.principal} if own_only else {})))
     return InvoiceProgress(row.status, row.work_job_id) if row else None
 
 
@@ -274,13 +275,14 @@ def _progress_statement(own_only: bool):
     """Built once: every upload that waits reads its progress at least twice, and a statement
     made anew each time costs more to key for SQLAlchemy's cache than to run."""
     uploaded_by = prebuilt.param("uploaded_by", invoices.c.uploaded_by.type)
-    return (select(_status.label("status"),
-                   func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
-            .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
-                         .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
-            .where(visible_to(prebuilt.param("account", invoices.c.account.type),
-                              uploaded_by if own_only else None),
-                   invoices.c.id == prebuilt.param("invoice_id", invoices.c.id.type)))
+    return Prebuilt(
+        select(_status.label("status"),
+               func.coalesce(jobs.c.leader_id, jobs.c.id).label("work_job_id"))
+        .select_from(invoices.join(jobs, jobs.c.id == invoices.c.job_id)
+                     .outerjoin(_leader, _leader.c.id == jobs.c.leader_id))
+        .where(visible_to(prebuilt.param("account", invoices.c.account.type),
+                          uploaded_by if own_only else None),
+               invoices.c.id == prebuilt.param("invoice_id", invoices.c.id.type)))
 
 
 def list_invoices(conn: Connection, caller: Caller, account: str, flt: ListFilter, *,

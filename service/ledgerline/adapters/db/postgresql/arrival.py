@@ -10,6 +10,7 @@ from sqlalchemy.dialects import postgresql
 
 from ..arrival import SqlArrival, job_insert
 from ..cache_hits import Found, entry, event_insert, invoice_insert, job_values
+from ..driver import Prebuilt
 from ..invoices import OLDEST_FIRST, SAME_SELLER_KEYS, same_file_step, same_seller
 from ...invoice_views import DUPLICATE_FIELDS
 from ..notify import new_job_notice
@@ -22,10 +23,10 @@ class PostgresArrival(SqlArrival):
         if invoice_id is None and not works:
             super().insert_rows(finished, works, invoice_id, params)
         else:
-            self.conn.execute(_recorded(finished, works, invoice_id is not None), params)
+            _recorded(finished, works, invoice_id is not None).first(self.conn, params)
 
     def found_hit(self, own_only: bool, params: dict) -> Found | None:
-        row = self.conn.execute(_one_statement(own_only), params).first()
+        row = _one_statement(own_only).first(self.conn, params)
         if row is None:
             return None
         return Found(row, row.same_file or [], row.same_seller or [])
@@ -40,7 +41,7 @@ def _recorded(finished: bool, works: bool, with_invoice: bool):
     told = told.add_cte(new_job)
     if with_invoice:
         told = told.add_cte(invoice_insert(new_job).cte("new_invoice"))
-    return told
+    return Prebuilt(told)
 
 
 @functools.cache
@@ -60,13 +61,14 @@ def _one_statement(own_only: bool):
     files = same_file_step(own_only).add_columns(invoices.c.created_at).subquery()
     sellers = same_seller(own_only, *(select(hit.c[name]).scalar_subquery()
                                       for name in SAME_SELLER_KEYS))
-    return (select(new_job.c.created_at, hit.c.document, hit.c.review_required,
-                   hit.c.seller_key, *(hit.c[name] for name in DUPLICATE_FIELDS),
-                   select(func.array_agg(postgresql.aggregate_order_by(
-                       files.c.id, files.c.created_at, files.c.id)))
-                   .scalar_subquery().label("same_file"),
-                   sellers.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
-                       func.json_build_array(*sellers.selected_columns), *OLDEST_FIRST)))
-                   .order_by(None).scalar_subquery().label("same_seller"))
-            .select_from(new_invoice.join(new_job, true()).join(hit, true()))
-            .add_cte(event))
+    answer = (select(new_job.c.created_at, hit.c.document, hit.c.review_required,
+                     hit.c.seller_key, *(hit.c[name] for name in DUPLICATE_FIELDS),
+                     select(func.array_agg(postgresql.aggregate_order_by(
+                         files.c.id, files.c.created_at, files.c.id)))
+                     .scalar_subquery().label("same_file"),
+                     sellers.with_only_columns(func.json_agg(postgresql.aggregate_order_by(
+                         func.json_build_array(*sellers.selected_columns), *OLDEST_FIRST)))
+                     .order_by(None).scalar_subquery().label("same_seller"))
+              .select_from(new_invoice.join(new_job, true()).join(hit, true()))
+              .add_cte(event))
+    return Prebuilt(answer)

@@ -25,7 +25,7 @@ from ..clock import db_now
 from ..ledger import PROGRESS_COLUMNS, progress_params, progress_set
 from ..notify import announce_job_ended, job_ended_notice
 from ..tables import blobs, cache_entries, jobs, model_calls, results
-from .driver import Prebuilt
+from ..driver import Prebuilt
 
 
 class PostgresClaims(SqlClaims):

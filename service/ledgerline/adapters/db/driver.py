@@ -1,4 +1,5 @@
-"""A prebuilt statement run on psycopg's own cursor: a job's claim and its publish.
+"""A prebuilt statement run on psycopg's own cursor: a job's claim and its publish, and the
+statements of an upload's arrival and of its answer.
 
 SQLAlchemy's execution of a compiled statement (its cache lookup, the execution context, the
 parameters and result columns processed one by one) took 230-300 µs of the worker's CPU for
@@ -10,7 +11,8 @@ execution binds its values, runs the SQL as a prepared statement and converts on
 What SQLAlchemy did besides is kept: the driver's errors leave as SQLAlchemy's (a connection
 that broke is invalidated, so that its pool replaces it), and while anything listens to the
 engine's statements (tracing.py's instrumentation) they run through SQLAlchemy as before, so
-that they are seen.
+that they are seen. On another driver (SQLite's) they run through SQLAlchemy: decided once
+per dialect, when a statement first runs on it.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import Select
 
-from .. import prebuilt
+from . import prebuilt
 
 
 class DriverStatement:
@@ -51,6 +53,14 @@ class DriverStatement:
                             dialect, None)) is not None]
 
     def first(self, conn: Connection, values: dict) -> Any | None:
+        found = self._run(conn, values, lambda cursor: cursor.fetchone())
+        return None if found is None else self._row(found)
+
+    def all(self, conn: Connection, values: dict) -> list:
+        return [self._row(found) for found in self._run(conn, values,
+                                                        lambda cursor: cursor.fetchall())]
+
+    def _run(self, conn: Connection, values: dict, fetch: Callable) -> Any:
         params = {**self.constants, **values}
         for name, process in self.processors:
             params[name] = process(params[name])
@@ -58,7 +68,7 @@ class DriverStatement:
         try:
             with driver.cursor() as cursor:
                 cursor.execute(self.sql, params, prepare=True)
-                found = cursor.fetchone()
+                return fetch(cursor)
         except conn.dialect.loaded_dbapi.Error as exc:
             broken = conn.dialect.is_disconnect(exc, driver, None)
             if broken:
@@ -66,8 +76,8 @@ class DriverStatement:
             raise DBAPIError.instance(self.sql, params, exc, conn.dialect.loaded_dbapi.Error,
                                       connection_invalidated=broken,
                                       dialect=conn.dialect) from exc
-        if found is None:
-            return None
+
+    def _row(self, found) -> Any:
         if self.loaders:
             found = list(found)
             for i, load in self.loaders:
@@ -82,19 +92,39 @@ def _row_maker(names: list[str]) -> Callable[[Iterable], Any]:
 
 
 class Prebuilt:
-    """A statement built once, run on the driver unless something listens to statements."""
+    """A statement built once, run on the driver unless something listens to statements or
+    the driver is not psycopg."""
 
     def __init__(self, statement: Select):
         self.statement = statement
-        self._compiled: dict[Dialect, DriverStatement] = {}
+        self._compiled: dict[Dialect, DriverStatement | None] = {}
 
     def first(self, conn: Connection, values: dict) -> Any | None:
         """The statement's first row (attributes named as its columns), or None."""
+        compiled = self._on_driver(conn)
+        if compiled is None:
+            return conn.execute(self.statement, values).first()
+        return compiled.first(conn, values)
+
+    def all(self, conn: Connection, values: dict) -> list:
+        compiled = self._on_driver(conn)
+        if compiled is None:
+            return list(conn.execute(self.statement, values).all())
+        return compiled.all(conn, values)
+
+    def scalar(self, conn: Connection, values: dict) -> Any | None:
+        """The first row's first value, or None."""
+        row = self.first(conn, values)
+        return None if row is None else row[0]
+
+    def _on_driver(self, conn: Connection) -> DriverStatement | None:
         dispatch = conn.dispatch
         if dispatch.before_cursor_execute or dispatch.after_cursor_execute:
-            return conn.execute(self.statement, values).first()
-        compiled = self._compiled.get(conn.dialect)
-        if compiled is None:
-            compiled = self._compiled[conn.dialect] = DriverStatement(self.statement,
-                                                                      conn.dialect)
-        return compiled.first(conn, values)
+            return None
+        try:
+            return self._compiled[conn.dialect]
+        except KeyError:
+            compiled = (DriverStatement(self.statement, conn.dialect)
+                        if conn.dialect.driver == "psycopg" else None)
+            self._compiled[conn.dialect] = compiled
+            return compiled
