@@ -240,6 +240,36 @@ def test_a_table_goes_on_over_pages_without_its_carried_forward_rows():
     assert nets(items(first, second, third)) == [f"{n}.00" for n in range(1, 8)]
 
 
+def test_a_carried_forward_label_in_two_cells_is_no_item():
+    # OCR parts "Brought forward" at a wide space: the row is still the running sum, and its
+    # amount (the sum of the items above) does not end the table before the page's items
+    first = [*_header(1, 700), *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    second = [*_header(2, 780), *row(765, (300, "Brought"), (345, "forward"), right(520, "6,00"),
+                                     page=2),
+              *(x for n in range(4, 6) for x in _item(2, 765 - 15 * (n - 3), n)),
+              *row(700, (300, "Net"), (322, "total:"), right(520, "15,00"), page=2)]
+    assert nets(items(first, second)) == [f"{n}.00" for n in range(1, 6)]
+
+
+def test_a_repeated_header_missing_a_cell_keeps_the_tables_columns():
+    # the header repeated on page 2 lost its "Amount" cell (and moved 3 points): its figures
+    # are still the line amounts, not a second figure of the quantity column
+    first = [*row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+             *row(685, (50, "Article 1"), right(320, "2"), right(420, "1,50"), right(520, "3,00"))]
+    second = [*row(780, (53, "Description"), (303, "Qty"), (383, "Price"), page=2),
+              *row(765, (53, "Article 2"), right(323, "3"), right(423, "2,00"), right(523, "6,00"),
+                   page=2),
+              *row(750, (53, "Article 3"), right(323, "1"), right(423, "4,00"), right(523, "4,00"),
+                   page=2)]
+    found = items(first, second)
+    assert nets(found) == ["3.00", "6.00", "4.00"]
+    assert [it["quantity"] for it in found] == [Decimal(2), Decimal(3), Decimal(1)]
+    # a later header naming columns at other places is a header of its own
+    other = [*row(780, (53, "Description"), (200, "Amount"), page=2),
+             *row(765, (53, "Article 2"), right(240, "9,00"), page=2)]
+    assert nets(items(first, other)) == ["3.00", "9.00"]
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

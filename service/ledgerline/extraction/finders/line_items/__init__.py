@@ -35,7 +35,8 @@ blocks of labelled values).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 
 from ...geometry import DocText
 from .amounts import amount_column
@@ -48,6 +49,8 @@ from .rows import Row, count_whole_numbers, table_rows
 
 # A row whose text starts this many points right of the item above it is indented under it.
 INDENT = 6.0
+# A repeated header's cell is at the place of the first header's when they are this close (points).
+SAME_PLACE = 4.0
 
 
 @dataclass
@@ -115,7 +118,8 @@ def extract_line_items(dt: DocText) -> list[dict]:
             going_on = read_rows(pg, going_on, above, leading=False)
         for n, (k, header) in enumerate(headers):
             if n == 0 and going_on is not None:
-                going_on.header = header  # the table goes on under a repeated header
+                # the table goes on under a repeated header
+                going_on.header = repeated_header(going_on.header, header)
                 table = going_on
             else:
                 table = Table(header)
@@ -132,6 +136,31 @@ def extract_line_items(dt: DocText) -> list[dict]:
             it["vat_rate"] = None
             it.pop(IMPLAUSIBLE_RATE, None)
     return items
+
+
+def repeated_header(table: Header, again: Header) -> Header:
+    """The header a table goes on under on a later page: the one printed there, or, where it
+    names fewer columns than the table's first header and each of them at the place of one of
+    those (OCR may leave out a cell of a header, not add one), the first header's columns,
+    moved as far as the matching cells moved on the page."""
+    if len(again.columns) >= len(table.columns):
+        return again
+    shifts = []
+    for col in again.columns:
+        match = [
+            old for old in table.columns
+            if min(col.x1, old.x1) - max(col.x0, old.x0) >= -SAME_PLACE
+            and col.kind in (old.kind, None)
+        ]
+        if not match:
+            return again
+        shifts.append(col.x0 - match[0].x0)
+    shift = statistics.median(shifts)
+    columns = [
+        replace(c, x0=c.x0 + shift, x1=c.x1 + shift, left=c.left + shift, right=c.right + shift)
+        for c in table.columns
+    ]
+    return replace(again, columns=columns, named=table.named or again.named)
 
 
 def distinct_items(tables: list[Table]) -> list[dict]:
