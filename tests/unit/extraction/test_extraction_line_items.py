@@ -270,6 +270,39 @@ def test_a_repeated_header_missing_a_cell_keeps_the_tables_columns():
     assert nets(items(first, other)) == ["3.00", "9.00"]
 
 
+def test_quantities_with_one_decimal_and_unnamed_quantity_columns_are_read():
+    # "22,5" hours is no amount (amounts print two decimals) but is the quantity; the quantity
+    # column's header is misread ("Quantitz"), and the arithmetic of the rows names it
+    page = [
+        *row(700, (50, "Description"), (290, "Quantitz"), (380, "Price"), (460, "Amount")),
+        *row(685, (50, "Cleaning"), right(320, "22,5"), right(420, "29,00"), right(520, "652,50")),
+        *row(670, (50, "Stand"), right(320, "4"), right(420, "35,99"), right(520, "143,96")),
+        *row(655, (50, "Travel"), right(320, "1"), right(420, "27,05"), right(520, "27,05")),
+    ]
+    found = items(page)
+    assert nets(found) == ["652.50", "143.96", "27.05"]
+    assert [it["quantity"] for it in found] == [Decimal("22.5"), Decimal(4), Decimal(1)]
+    # a column of position numbers multiplies out in no row: no quantity
+    numbered = [
+        *row(700, (30, "No."), (50, "Description"), (380, "Price"), (460, "Amount")),
+        *row(685, (30, "1"), (50, "Cleaning"), right(420, "29,00"), right(520, "652,50")),
+        *row(670, (30, "2"), (50, "Stand"), right(420, "35,99"), right(520, "143,96")),
+    ]
+    assert [it["quantity"] for it in items(numbered)] == [None, None]
+
+
+def test_a_header_cell_misread_as_a_tall_glyph_leaves_the_rows_in_the_table():
+    # "N.º" read as one "E" twice as high as the header's words: the rows under the header are
+    # still of the table's size, not margin notes too small for it
+    tall = Line(1, 30, 696, 40, 712, "E", [(30, 40)])
+    page = [
+        tall, *row(700, (50, "Description"), (300, "Qty"), (460, "Amount")),
+        *row(685, (50, "Article 1"), right(320, "1"), right(520, "1,00")),
+        *row(670, (50, "Article 2"), right(320, "2"), right(520, "4,00")),
+    ]
+    assert nets(items(page)) == ["1.00", "4.00"]
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

@@ -39,7 +39,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 
 from ...geometry import DocText
-from .amounts import amount_column
+from .amounts import amount_column, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
@@ -66,6 +66,9 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     total = amount_column(table.header, got)
     if total is not None:
         count_whole_numbers(got, total)
+        qty = quantity_by_arithmetic(table.header, got, total)
+        if qty is not None:
+            table.header.columns[qty].kind = "quantity"
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
         if is_sum(item, table.items):

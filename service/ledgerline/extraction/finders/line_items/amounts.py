@@ -82,3 +82,27 @@ def amount_column(header: Header, rows: list[Row]) -> int | None:
         return named
     plain = plain or sums
     return next((k for k in plain if header.columns[k].kind == "net_amount"), plain[0])
+
+
+def quantity_by_arithmetic(header: Header, rows: list[Row], total: int) -> int | None:
+    """Where no header cell names the quantity (a misread "Quantity"), the unnamed column
+    whose figure times the unit price is the line amount in most rows that print the three,
+    one of them at least with a quantity other than one."""
+    price = header.index("unit_price")
+    if header.index("quantity") is not None or price is None or price == total:
+        return None
+    for q, col in enumerate(header.columns):
+        if col.kind is not None or q == total:
+            continue
+        seen = hits = told = 0
+        for r in rows:
+            qv, pv, tv = r.number(q), r.amount(price), r.amount(total)
+            if qv is None or pv is None or tv is None:
+                continue
+            seen += 1
+            if matches(qv, pv, tv):
+                hits += 1
+                told += qv not in (0, 1)
+        if told and hits >= ARITHMETIC_SHARE * seen:
+            return q
+    return None

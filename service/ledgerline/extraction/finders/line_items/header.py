@@ -10,6 +10,7 @@ columns reach from each header cell halfway to its neighbours.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 
 from ...geometry import DocText
@@ -238,7 +239,9 @@ def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | 
     sidebar = {c.line for c in pg.row_cells(rows[k])} - {c.line for c in cells}
     lines = frozenset(i for i in rows[k] if i not in sidebar) | frozenset(used)
     bottom = min(dt.lines[i].y0 for i in lines)
-    return Header(page, columns, bottom, lines, named, dt.lines[cells[0].line].height)
+    # the height of its usual cell: one cell misread as a tall glyph ("N.º" as "E") sets it not
+    height = statistics.median(dt.lines[c.line].height for c in cells)
+    return Header(page, columns, bottom, lines, named, height)
 
 
 def page_headers(pg: Layout, page: int, rows):

@@ -29,6 +29,9 @@ TIME_OR_DATE = re.compile(
     r"|\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2})(?![\d.,:/-]?\d)"
 )
 
+# A figure with one decimal ("22.5" hours, "6,6" m), which no amount prints: a quantity.
+ONE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,7}[.,]\d(?![\d.,]?\d)")
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -102,6 +105,12 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                 rest[s - c.start : e - c.start] = " " * (e - s)
         text = "".join(rest).strip()
         worded = not FIGURES_ONLY.fullmatch(text) and not CURRENCY_ONLY.match(text.lower())
+        if not worded:
+            for m in ONE_DECIMAL.finditer("".join(rest)):
+                s, e = c.start + m.start(), c.start + m.end()
+                percent = ln.text[e : e + 3].lstrip().startswith("%")
+                value = Decimal(m.group().replace(",", "."))
+                figures.append((Figure(value, False, percent, False), ln.span_bbox(s, e)))
         labelling = labelling and (worded or not label)
         if labelling:
             label.append(c.folded)
