@@ -303,6 +303,43 @@ def test_a_header_cell_misread_as_a_tall_glyph_leaves_the_rows_in_the_table():
     assert nets(items(page)) == ["1.00", "4.00"]
 
 
+def test_misread_figures_are_told_by_the_rows_arithmetic():
+    # "52,99" for 252,99 (a digit lost): quantity x price agrees with the row's VAT and gross
+    # amounts, the amount read does not; "145" for 14,5 (the separator lost)
+    header = row(700, (50, "Description"), (200, "Qty"), (280, "Price"), (340, "Net"),
+                 (400, "VAT %"), (450, "VAT"), (510, "Gross"))
+    page = [
+        *header,
+        *row(685, (50, "Boiler service"), right(220, "1"), right(310, "252,99"),
+             right(370, "52,99"), right(430, "21%"), right(480, "53,13"), right(540, "306,12")),
+        *row(670, (50, "Consulting"), right(220, "145"), right(310, "92,00"),
+             right(370, "1.334,00"), right(430, "21%"), right(480, "280,14"),
+             right(540, "1.614,14")),
+        # a discount: the amount is no quantity x price, and no other figure says it is
+        *row(655, (50, "Chair"), right(220, "2"), right(310, "100,00"), right(370, "180,00"),
+             right(430, "21%"), right(480, "37,80"), right(540, "217,80")),
+    ]
+    found = items(page)
+    assert nets(found) == ["252.99", "1334.00", "180.00"]
+    assert [it["quantity"] for it in found] == [Decimal(1), Decimal("14.5"), Decimal(2)]
+
+
+def test_a_footer_far_below_a_numbered_table_is_no_items_text():
+    # "Carried" unread: "forward 6,00" is the sum of the items above and no item, and the
+    # footer far below is no part of the last item (its "4200" no quantity)
+    page = [
+        *row(700, (30, "No."), (50, "Description"), (300, "Qty"), (460, "Amount")),
+        *(x for n in range(1, 4)
+          for x in row(700 - 15 * n, (30, str(n)), (50, f"Article {n}"), right(320, "1"),
+                       right(520, f"{n},00"))),
+        *row(640, (300, "forward"), right(520, "6,00")),
+        *row(200, (50, "Noone Street"), (290, "4200 Dublin")),
+    ]
+    found = items(page)
+    assert nets(found) == ["1.00", "2.00", "3.00"]
+    assert found[-1]["description"] == "Article 3"
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

@@ -49,6 +49,9 @@ def item_blocks(rows: list[Row], total: int, header: Header, leading: bool) -> l
     far = ITEM_GAP_PITCHES * row_pitch(rows)
     blocks: list[list[Row]] = []
     pending: list[Row] = []
+    # numbered rows: text far below an item is its own only when another item follows (the
+    # table's end unread, a footer is no item's text)
+    trailing: list[Row] = []
     prev = None
     for r in rows:
         starts = is_position(r, header) if by_position else r.amount(total) is not None
@@ -56,10 +59,14 @@ def item_blocks(rows: list[Row], total: int, header: Header, leading: bool) -> l
             if not blocks and not leading:  # a continued page: from its first amount on
                 first = [n for n, p in enumerate(pending) if p.amount(total) is not None]
                 pending = pending[first[0] :] if first else []
+            if blocks:
+                blocks[-1].extend(trailing)
             blocks.append([*pending, r])
-            pending = []
+            pending, trailing = [], []
         elif not blocks or pending or (not by_position and prev.y1 - r.y1 > far):
             pending.append(r)
+        elif trailing or prev.y1 - r.y1 > far:
+            trailing.append(r)
         else:
             blocks[-1].append(r)
         prev = r
@@ -142,12 +149,17 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
     if price_col is not None and price_col != total:
         price = next((r.amount(price_col) for r in rows if r.amount(price_col) is not None), None)
     qty = quantity_of(rows, header.index("quantity"))
+    if qty is not None and price is not None and not matches(qty, price, amount):
+        # a decimal separator lost ("145" for "14.5"), where the arithmetic says so
+        qty = next((q for q in (qty / 10, qty / 100) if matches(q, price, amount)), qty)
     rate = rate_of(rows, header)
     if rate is not None and not plausible_rate(rate):
         item[IMPLAUSIBLE_RATE] = True
         rate = None
     gross_price = price_col is not None and header.columns[price_col].gross
     gross = header.columns[total].gross
+    if not (gross or gross_price) and misread_amount(anchor, header, total, qty, price, rate):
+        amount = (qty * price).quantize(CENTS)
     vat = rate if rate is not None or not (gross or gross_price) else doc_rate
     item.update(
         description=description_of(rows, header, total),
@@ -157,6 +169,23 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
         net_amount=net_amount_of(amount, qty, price, vat, gross, gross_price),
     )
     return item
+
+
+def misread_amount(row: Row, header: Header, total: int, qty, price, rate) -> bool:
+    """Is the row's amount misread (a digit lost: "52,99" for "252,99")? It is where it is not
+    quantity × price but quantity × price agrees with the row's other figures: its VAT amount
+    at the row's rate, or that plus the VAT, its gross amount."""
+    if qty is None or price is None or rate is None:
+        return False
+    amount = row.amount(total)
+    if amount is None or matches(qty, price, amount):
+        return False
+    vat = qty * price * rate / HUNDRED
+    told = (header.index("unit_price"), header.index("quantity"), total)
+    others = [f.value for k, fs in row.numbers.items() if k not in told for f in fs
+              if not f.percent]
+    return any(matches(qty, price * rate / HUNDRED, v) or matches(qty, price, v - vat)
+               for v in others)
 
 
 def excluding_vat(value: Decimal | None, rate: Decimal | None) -> Decimal | None:
