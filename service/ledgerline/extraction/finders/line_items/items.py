@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from ...document import LINE_ITEM_KEYS
 from ...values.amounts import parse_percent
-from .amounts import CENTS, HUNDRED, matches
+from .amounts import CENT, CENTS, HUNDRED, matches
 from .cells import to_decimal
 from .header import Header
 from .rows import Row
@@ -131,6 +131,8 @@ def description_of(rows: list[Row], header: Header, total: int) -> str | None:
 # tax: 8.875): a figure of a "Tax" column above it is the line's tax amount, not its rate.
 MAX_VAT_RATE, RATE_DECIMALS = Decimal(30), 3
 IMPLAUSIBLE_RATE = "_implausible_rate"  # an item's mark: its rate column printed no rate
+# A row's VAT or gross amount agrees with quantity × price to a cent and this share of it.
+AGREES = Decimal("0.001")
 
 
 def plausible_rate(rate: Decimal | None) -> bool:
@@ -149,8 +151,9 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
     if price_col is not None and price_col != total:
         price = next((r.amount(price_col) for r in rows if r.amount(price_col) is not None), None)
     qty = quantity_of(rows, header.index("quantity"))
-    if qty is not None and price is not None and not matches(qty, price, amount):
-        # a decimal separator lost ("145" for "14.5"), where the arithmetic says so
+    if qty is not None and price is not None and qty % 10 and not matches(qty, price, amount):
+        # a decimal separator lost ("145" for "14.5"), where the arithmetic says so; not a
+        # round figure ("10000 kWh" priced per 10), which no lost separator makes
         qty = next((q for q in (qty / 10, qty / 100) if matches(q, price, amount)), qty)
     rate = rate_of(rows, header)
     if rate is not None and not plausible_rate(rate):
@@ -173,19 +176,20 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
 
 def misread_amount(row: Row, header: Header, total: int, qty, price, rate) -> bool:
     """Is the row's amount misread (a digit lost: "52,99" for "252,99")? It is where it is not
-    quantity × price but quantity × price agrees with the row's other figures: its VAT amount
-    at the row's rate, or that plus the VAT, its gross amount."""
-    if qty is None or price is None or rate is None:
+    quantity × price but the row prints the VAT of quantity × price at the row's rate, or that
+    plus the VAT (its gross amount), to a cent and a thousandth."""
+    if qty is None or price is None or not rate:  # at 0 % the VAT and gross tell nothing
         return False
     amount = row.amount(total)
     if amount is None or matches(qty, price, amount):
         return False
-    vat = qty * price * rate / HUNDRED
+    net = qty * price
+    tolerance = CENT + abs(net) * AGREES
     told = (header.index("unit_price"), header.index("quantity"), total)
     others = [f.value for k, fs in row.numbers.items() if k not in told for f in fs
-              if not f.percent]
-    return any(matches(qty, price * rate / HUNDRED, v) or matches(qty, price, v - vat)
-               for v in others)
+              if not f.percent and abs(f.value - net) > tolerance]  # the price printed again
+    return any(abs(net * rate / HUNDRED - v) <= tolerance
+               or abs(net * (HUNDRED + rate) / HUNDRED - v) <= tolerance for v in others)
 
 
 def excluding_vat(value: Decimal | None, rate: Decimal | None) -> Decimal | None:
