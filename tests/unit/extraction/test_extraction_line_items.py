@@ -340,6 +340,29 @@ def test_a_footer_far_below_a_numbered_table_is_no_items_text():
     assert found[-1]["description"] == "Article 3"
 
 
+def test_a_header_whose_amount_cells_went_unread_takes_its_columns_from_the_figures():
+    # OCR read "Description" and "Qty" but not "Unit price" and "Amount": the figures right of
+    # "Qty" give the columns, and quantity x price = amount names the amount column
+    page = [
+        *row(700, (50, "Description"), (300, "Qty")),
+        *row(685, (50, "Paint"), right(320, "1"), right(420, "44,00 €"), right(520, "44,00 €")),
+        *row(670, (50, "Monitor"), right(320, "2"), right(420, "317,50 €"),
+             right(520, "635,00 €")),
+        *row(655, (50, "Paper"), right(320, "20"), right(420, "5,95 €"), right(520, "119,00 €")),
+        *row(630, (300, "Total"), right(520, "798,00 €")),
+    ]
+    found = items(page)
+    assert nets(found) == ["44.00", "635.00", "119.00"]
+    assert found[1]["quantity"] == Decimal(2) and found[1]["unit_price"] == Decimal("317.50")
+    # figures that do not multiply out (identifiers) under such a row are no items
+    codes = [
+        *row(700, (50, "Description"), (300, "Qty")),
+        *row(685, (50, "Paint"), right(320, "3"), right(420, "4215,44"), right(520, "9026,95")),
+        *row(670, (50, "Monitor"), right(320, "2"), right(420, "1054,85"), right(520, "3778,12")),
+    ]
+    assert items(codes) == []
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

@@ -39,7 +39,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 
 from ...geometry import DocText
-from .amounts import amount_column, quantity_by_arithmetic
+from .amounts import amount_column, price_by_arithmetic, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
@@ -66,6 +66,10 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     total = amount_column(table.header, got)
     if total is not None:
         count_whole_numbers(got, total)
+        # columns whose header cell was misread or unread, named by the rows' arithmetic
+        price = price_by_arithmetic(table.header, got, total)
+        if price is not None:
+            table.header.columns[price].kind = "unit_price"
         qty = quantity_by_arithmetic(table.header, got, total)
         if qty is not None:
             table.header.columns[qty].kind = "quantity"
@@ -108,8 +112,23 @@ def drop_breakdowns(table: Table) -> None:
 
 def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
-    pages = sorted(dt.by_page)
-    found = {p: list(page_headers(pg, p, pg.rows(p))) for p in pages}
+    # headers whose amount cells went unread (OCR) are looked for only where no table is found
+    items = table_items(pg, unread=False) or table_items(pg, unread=True)
+    if not items:
+        return labelled_items(dt)
+    if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
+        # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
+        # column): none of its figures is a rate
+        for it in items:
+            it["vat_rate"] = None
+            it.pop(IMPLAUSIBLE_RATE, None)
+    return items
+
+
+def table_items(pg: Layout, unread: bool) -> list[dict]:
+    """The items of the document's tables, each once."""
+    pages = sorted(pg.dt.by_page)
+    found = {p: list(page_headers(pg, p, pg.rows(p), unread)) for p in pages}
     named = any(h.named for hs in found.values() for _, h in hs)
     tables: list[Table] = []
     going_on: Table | None = None  # a table no totals row closed yet
@@ -129,16 +148,7 @@ def extract_line_items(dt: DocText) -> list[dict]:
                 tables.append(table)
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
-    items = distinct_items(tables)
-    if not items:
-        return labelled_items(dt)
-    if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
-        # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
-        # column): none of its figures is a rate
-        for it in items:
-            it["vat_rate"] = None
-            it.pop(IMPLAUSIBLE_RATE, None)
-    return items
+    return distinct_items(tables)
 
 
 def repeated_header(table: Header, again: Header) -> Header:
