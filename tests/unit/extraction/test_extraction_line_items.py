@@ -363,6 +363,34 @@ def test_a_header_whose_amount_cells_went_unread_takes_its_columns_from_the_figu
     assert items(codes) == []
 
 
+def test_a_sum_brought_forward_unlabelled_at_a_pages_top_is_skipped_not_a_total():
+    # "Brought" and "forward" both unread: the page's first row repeats the sum of the items
+    # before it; it is no item, and the page's items below it are the table's
+    first = [*_header(1, 700), *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    second = [*_header(2, 780), *row(765, right(520, "6,00"), page=2),
+              *(x for n in range(4, 6) for x in _item(2, 765 - 15 * (n - 3), n)),
+              *row(700, (300, "Total"), right(520, "15,00"), page=2)]
+    assert nets(items(first, second)) == [f"{n}.00" for n in range(1, 6)]
+
+
+def test_a_line_far_taller_than_the_text_runs_no_rows_together():
+    # a smudge read as one tall "=" beside the table: each row stays its own
+    # (read in the order a source gives it, by its top, before the rows it spans)
+    smudge = Line(1, 560, 640, 570, 698, "=", [(560, 570)])
+    lines = [*_header(1, 700), smudge, *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    found = extract_line_items(DocText([Page(1, 595, 842, lines)]))
+    assert nets(found) == ["1.00", "2.00", "3.00"]
+
+
+def test_an_amount_that_lost_its_decimal_separator_is_told_by_quantity_times_price():
+    page = [
+        *row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+        *row(685, (50, "Lunch"), right(320, "1"), right(420, "157,48 €"), right(520, "15748 €")),
+        *row(670, (50, "Paint"), right(320, "2"), right(420, "10,00 €"), right(520, "20,00 €")),
+    ]
+    assert nets(items(page)) == ["157.48", "20.00"]
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

@@ -73,9 +73,12 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
         qty = quantity_by_arithmetic(table.header, got, total)
         if qty is not None:
             table.header.columns[qty].kind = "quantity"
+    earlier = len(table.items)  # items of the pages before
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
         if is_sum(item, table.items):
+            if earlier and len(table.items) == earlier:
+                continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
         table.items.append(item)

@@ -163,6 +163,9 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
     gross = header.columns[total].gross
     if not (gross or gross_price) and misread_amount(anchor, header, total, qty, price, rate):
         amount = (qty * price).quantize(CENTS)
+    elif (qty is not None and price is not None and amount == amount.to_integral_value()
+          and not matches(qty, price, amount) and matches(qty, price, amount / HUNDRED)):
+        amount = amount / HUNDRED  # its decimal separator lost ("15748" for 157,48)
     vat = rate if rate is not None or not (gross or gross_price) else doc_rate
     item.update(
         description=description_of(rows, header, total),
