@@ -391,6 +391,30 @@ def test_an_amount_that_lost_its_decimal_separator_is_told_by_quantity_times_pri
     assert nets(items(page)) == ["157.48", "20.00"]
 
 
+def test_a_table_whose_header_went_unread_is_read_from_rows_that_multiply_out():
+    # a photo lost the header's band: the columns come from the figures' right edges, the
+    # table from the first to the last row where quantity x price = amount
+    page = [
+        *row(760, (50, "Uphus Groothandel B.V."), (400, "Factuur 2026")),
+        *row(720, right(440, "15150"), right(520, "151,50")),  # a fragment above the rows
+        *row(700, (50, "Design flyer"), right(320, "1"), right(440, "617,77"),
+             right(520, "617,77")),
+        *row(685, (50, "Monitor"), right(320, "3"), right(440, "435,33"), right(520, "1.305,99")),
+        *row(670, (50, "Advice hours"), right(320, "39"), right(440, "130,99"),
+             right(520, "5.108,61")),
+        *row(655, (50, "Paper"), right(320, "5"), right(440, "4,00"), right(520, "20,00")),
+        *row(620, (300, "Totaal"), right(520, "7.052,37")),
+    ]
+    found = items(page)
+    assert nets(found) == ["617.77", "1305.99", "5108.61", "20.00"]
+    assert found[1]["description"] == "Monitor"
+    # rows of figures that never multiply out make no table
+    codes = [x for n in range(4) for x in row(700 - 15 * n, (50, f"Ref {n}"),
+                                              right(320, str(n + 3)), right(440, "12,00"),
+                                              right(520, "99,00"))]
+    assert items(codes) == []
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

@@ -42,6 +42,7 @@ from ...geometry import DocText
 from .amounts import amount_column, price_by_arithmetic, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
+from .headerless import headerless_tables
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .labelled import labelled_items
 from .rows import Row, count_whole_numbers, table_rows
@@ -115,8 +116,9 @@ def drop_breakdowns(table: Table) -> None:
 
 def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
-    # headers whose amount cells went unread (OCR) are looked for only where no table is found
-    items = table_items(pg, unread=False) or table_items(pg, unread=True)
+    # headers whose amount cells went unread (OCR), then tables with no header read at all, are
+    # looked for only where no table is found
+    items = table_items(pg, unread=False) or table_items(pg, unread=True) or headerless_items(pg)
     if not items:
         return labelled_items(dt)
     if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
@@ -151,6 +153,17 @@ def table_items(pg: Layout, unread: bool) -> list[dict]:
                 tables.append(table)
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
+    return distinct_items(tables)
+
+
+def headerless_items(pg: Layout) -> list[dict]:
+    """The items of the tables whose header was not read (:mod:`.headerless`)."""
+    tables = []
+    for page in sorted(pg.dt.by_page):
+        for header, rows in headerless_tables(pg, page):
+            table = Table(header)
+            read_rows(pg, table, rows, leading=True)
+            tables.append(table)
     return distinct_items(tables)
 
 
