@@ -415,6 +415,23 @@ def test_a_table_whose_header_went_unread_is_read_from_rows_that_multiply_out():
     assert items(codes) == []
 
 
+def test_a_repeated_header_with_misread_cells_keeps_the_tables_columns_and_labels():
+    # page 2's header read "z." for "Qty" and "oe" for "Price"; its rows still print their
+    # quantity and price, so an item whose text starts like a carried-forward word ("Transport
+    # costs", Dutch "transport") is an item, and "Suma anterior" after a stray mark under the
+    # figures is the sum brought forward
+    first = [*row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+             *row(685, (50, "Article 1"), right(320, "2"), right(420, "1,50"), right(520, "3,00")),
+             *row(670, (50, "Article 2"), right(320, "1"), right(420, "5,00"), right(520, "5,00"))]
+    second = [*row(780, (50, "Description"), (300, "z."), (380, "oe"), (460, "Amount"), page=2),
+              *row(765, (300, "as"), (380, "_ Suma anterior"), right(520, "8,00"), page=2),
+              *row(750, (50, "Transport costs"), right(320, "1"), right(420, "4,00"),
+                   right(520, "4,00"), page=2)]
+    found = items(first, second)
+    assert nets(found) == ["3.00", "5.00", "4.00"]
+    assert found[-1]["quantity"] == Decimal(1)
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

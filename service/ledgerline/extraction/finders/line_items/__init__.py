@@ -169,10 +169,10 @@ def headerless_items(pg: Layout) -> list[dict]:
 
 def repeated_header(table: Header, again: Header) -> Header:
     """The header a table goes on under on a later page: the one printed there, or, where it
-    names fewer columns than the table's first header and each of them at the place of one of
-    those (OCR may leave out a cell of a header, not add one), the first header's columns,
-    moved as far as the matching cells moved on the page."""
-    if len(again.columns) >= len(table.columns):
+    names no more columns than the table's first header and each of them at the place of one of
+    those, of its kind or of none (OCR may leave out or misread a cell of a header, not add one),
+    the first header's columns, moved as far as the matching cells moved on the page."""
+    if len(again.columns) > len(table.columns):
         return again
     shifts = []
     for col in again.columns:

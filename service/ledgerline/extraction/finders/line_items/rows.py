@@ -29,6 +29,7 @@ TIME_OR_DATE = re.compile(
     r"|\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2})(?![\d.,:/-]?\d)"
 )
 
+STRAY = re.compile(r"^[\W_]+")  # marks before a cell's words
 # A figure with one decimal ("22.5" hours, "6,6" m), which no amount prints: a quantity.
 ONE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,7}[.,]\d(?![\d.,]?\d)")
 
@@ -185,7 +186,14 @@ def closes_table(header: Header, row: Row) -> bool:
 
 def carried_forward(row: Row, header: Header) -> bool:
     """A row repeating the running sum at a page break ("Übertrag", "Transport", "c/f")."""
-    if row.first is None or not V.carried_forward.match(row.label):
+    if row.first is None:
+        return False
+    # the label may follow a stray mark or a position number OCR made of a smudge ("as _ Suma
+    # y sigue", "3 Suma anterior"), under the figures' columns ("Transporte y embalaje" in the
+    # description column is an item)
+    desc = header.index("description")
+    labels = [row.label, *(STRAY.sub("", c.folded) for k, c in row.worded if k != desc)]
+    if not any(V.carried_forward.match(f) for f in labels):
         return False
     return not priced(header, row)
 
