@@ -30,7 +30,14 @@ EN 16931 invoice rendered term by term): each block's labelled net amount is an 
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
 amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
-blocks of labelled values).
+blocks of labelled values), :mod:`.headerless` (a table whose header was not read).
+
+Where no table is found, a header naming the items' text or quantity whose amount cells went
+unread is tried (its columns taken from the figures below it), then a table with no header
+read at all; in both only the rows' arithmetic (quantity × price = amount) names the amount
+column. Text a source misreads is read in the same terms: a label parted into two cells, a
+repeated header missing or misreading a cell, a figure that lost a digit or its separator where
+the row's other figures say so.
 """
 
 from __future__ import annotations
