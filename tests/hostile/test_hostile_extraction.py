@@ -177,6 +177,21 @@ def test_a_spare_child_rehearses_the_sample_while_a_core_is_idle(good_pdf, monke
     assert len({unwarmed["pid"], first["pid"], second["pid"], busy["pid"]}) == 4
 
 
+def test_a_spare_rehearses_when_a_core_stood_idle_since_the_last_look(monkeypatch):
+    """Not by the 1-minute load average, which remembers a busy minute that has ended."""
+    from ledgerline.adapters import sandbox as module
+
+    looks = iter([(1000, 4000), (1150, 4200), (1160, 4400), (1160, 4400)])
+    monkeypatch.setattr(module, "_cpu_ticks", lambda: next(looks))
+    monkeypatch.setattr(module, "_last_look", None)
+    monkeypatch.setattr(module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(module.os, "getloadavg", lambda: (5.0, 4.0, 3.0))
+    assert not module._a_core_is_idle()  # the first look: the load average decides
+    assert module._a_core_is_idle()  # 150 of 200 ticks idle: 1.5 of the 2 cores
+    assert not module._a_core_is_idle()  # 10 of 200: a tenth of a core
+    assert not module._a_core_is_idle()  # no tick since: the load average
+
+
 @pytest.mark.parametrize("inner", [misbehaving.SpinsForever(),  # SIGXCPU at the soft limit
                                    misbehaving.SpinsIgnoringSignals()])  # SIGKILL at the hard one
 def test_a_cpu_bound_parser_is_stopped_by_the_cpu_limit(good_pdf, inner):
@@ -322,7 +337,7 @@ def test_a_spare_killed_while_it_rehearses_leaves_no_file_behind(tmp_path):
         from ledgerline.adapters import extractor, sandbox_warmup
 
         tempfile.tempdir = str(tmp_path)
-        extractor.PdfExtractor.extract = lambda *_: os.kill(os.getpid(), signal.SIGKILL)
+        extractor.PdfExtractor.extract = lambda *_, **__: os.kill(os.getpid(), signal.SIGKILL)
         sandbox_warmup.rehearse()
 
     child = multiprocessing.get_context("fork").Process(target=rehearse_and_die)
@@ -330,3 +345,48 @@ def test_a_spare_killed_while_it_rehearses_leaves_no_file_behind(tmp_path):
     child.join(60)
     assert child.exitcode == -signal.SIGKILL
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_extraction_reads_the_pdf_the_preflight_parsed(tmp_path):
+    """One parse of the file: the document comes out the same as from a parse of its own, and
+    the file is not opened again (it is gone by then)."""
+    from ledgerline.adapters.extractor import PdfExtractor
+    from ledgerline.adapters.preflight import PreflightLimits, checked_pdf
+    from ledgerline.adapters.sandbox_warmup import sample_invoice
+
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(sample_invoice())
+    alone = PdfExtractor().extract(str(path), "blake3:" + "0" * 64)
+    with checked_pdf(str(path), PreflightLimits(max_pages=5, max_decompressed_bytes=8 << 20)) \
+            as (pdf, report):
+        path.unlink()
+        shared = PdfExtractor().extract(str(path), "blake3:" + "0" * 64, pdf_document=pdf)
+    assert report.pages == 1
+    assert shared == alone
+
+
+def test_a_stream_the_preflight_inflated_keeps_only_what_pdfminer_would_make_of_it():
+    import zlib
+
+    from pdfminer.psparser import LIT
+    from pdfminer.pdftypes import PDFStream
+
+    from ledgerline.adapters.preflight import decoded_size
+
+    text = b"BT (Invoice 1) Tj ET " * 200
+    whole = PDFStream({"Filter": LIT("FlateDecode")}, zlib.compress(text) + b"\r\n")
+    assert decoded_size(whole, 1 << 20, keep_up_to=1 << 20) == len(text)
+    assert whole.rawdata is None and whole.get_data() == text
+    # Cut short: pdfminer recovers what it can its own way, so it decodes the stream itself.
+    cut = PDFStream({"Filter": LIT("FlateDecode")}, zlib.compress(text)[:-8])
+    decoded_size(cut, 1 << 20, keep_up_to=1 << 20)
+    assert cut.rawdata is not None and cut.data is None
+    # Over what may be kept: measured, not kept.
+    big = PDFStream({"Filter": LIT("FlateDecode")}, zlib.compress(text))
+    assert decoded_size(big, 1 << 20, keep_up_to=len(text) - 1) == len(text)
+    assert big.rawdata is not None
+    # A predictor changes the bytes after inflation: not kept either.
+    predicted = PDFStream({"Filter": LIT("FlateDecode"), "DecodeParms": {"Predictor": 12}},
+                          zlib.compress(text))
+    decoded_size(predicted, 1 << 20, keep_up_to=1 << 20)
+    assert predicted.rawdata is not None

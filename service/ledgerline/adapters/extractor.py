@@ -14,6 +14,7 @@ A document whose structure is unusable (not an object, no fields, an unknown sou
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 
@@ -60,16 +61,27 @@ class PdfExtractor:
         self._extraction = extraction
         self.use_embedded_xml = use_embedded_xml
         self.ocr = ocr or OcrOptions()
-        self.versions = ExtractorVersions(
+
+    @functools.cached_property
+    def versions(self) -> ExtractorVersions:
+        """Computed when first asked (by the worker's side of the sandbox), not by each sandboxed
+        child, which builds this reader again only to extract: OCR's identity reads package
+        metadata and the language data's directory, a millisecond on every document's path."""
+        extraction = self._extraction
+        return ExtractorVersions(
             schema=extraction.SCHEMA_VERSION,
             preprocessing=extraction.preprocessing_version(self.ocr),
             model=extraction.MODEL_VERSION,
-            model_config_digest=extraction.model_config_digest(use_embedded_xml=use_embedded_xml),
+            model_config_digest=extraction.model_config_digest(
+                use_embedded_xml=self.use_embedded_xml),
         )
 
-    def extract(self, path: str, content_hash: str) -> dict:
+    def extract(self, path: str, content_hash: str, *, pdf_document=None) -> dict:
+        """`pdf_document`: the file's pdfminer document, parsed and checked already (the
+        sandbox's pre-flight), which the extraction reads instead of parsing the file again."""
         return self._extraction.extract_pdf(path, content_hash=content_hash,
-                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr)
+                                            use_embedded_xml=self.use_embedded_xml, ocr=self.ocr,
+                                            pdf_document=pdf_document)
 
 
 class InvalidDocument(ExtractionError):

@@ -9,6 +9,11 @@ document (object streams holding the catalog, cross-reference streams, the objec
 rebuilt cross-reference scans): while the pre-flight runs, every decode pdfminer starts is
 measured against the budget first.
 
+The document the pre-flight parsed is the one the extraction then reads (`checked_pdf`): one
+parse of the file, not two. A stream the pre-flight inflated whole, and that pdfminer would
+inflate to the same bytes (one Flate filter, no predictor, a clean end), keeps its bytes for the
+extraction instead of being inflated a second time, within MAX_KEPT_BYTES a document.
+
 Images get the same treatment from their headers: pages are counted up to the limit and each
 page's pixels weighed before anything is decoded (see ``extraction/ocr/images.py``).
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pdfminer.ascii85 import ascii85decode, asciihexdecode
@@ -41,6 +47,9 @@ from ..extraction.errors import ExtractionError
 from ..extraction.ocr.options import DEFAULT_MAX_PIXELS
 
 CHUNK = 1024 * 1024
+# Inflated stream bytes kept for the extraction, a document: content streams, fonts and
+# embedded files, which the extraction reads; past this the rest is inflated again if read.
+MAX_KEPT_BYTES = 32 * 1024 * 1024
 MAX_TREE_NODES = 200_000  # page-tree nodes visited before we call the tree malformed
 MAX_PARENT_CHAIN = 64
 
@@ -64,6 +73,7 @@ class _Budget:
     limit: int
     used: int = 0
     measured: dict = field(default_factory=dict)  # id → stream, each charged once
+    kept: int = 0  # inflated bytes kept on their streams for the extraction
 
     @property
     def left(self) -> int:
@@ -78,7 +88,10 @@ class _Budget:
         if id(stream) in self.measured:
             return
         self.measured[id(stream)] = stream  # kept, so that its id is not reused
-        self.spend(decoded_size(stream, self.left))
+        size = decoded_size(stream, self.left, keep_up_to=MAX_KEPT_BYTES - self.kept)
+        self.spend(size)
+        if stream.rawdata is None:  # inflated and kept for the extraction
+            self.kept += size
 
 
 @contextlib.contextmanager
@@ -93,7 +106,8 @@ def _bounded_decoding(budget: _Budget):
     def measured_decode(stream: PDFStream) -> None:
         if stream.rawdata is not None:
             budget.measure(stream)
-        decode(stream)
+        if stream.data is None:  # not inflated by the measurement itself
+            decode(stream)
 
     PDFStream.decode = measured_decode
     try:
@@ -109,36 +123,51 @@ def _over_budget(limit: int) -> ExtractionError:
 
 def check_pdf(path: str, limits: PreflightLimits) -> PreflightReport:
     """Raise ExtractionError (pdf_malformed, pdf_encrypted, pdf_too_large) or report sizes."""
+    with checked_pdf(path, limits) as (_, report):
+        return report
+
+
+@contextlib.contextmanager
+def checked_pdf(path: str, limits: PreflightLimits) -> Iterator[tuple[PDFDocument,
+                                                                       PreflightReport]]:
+    """The checks of `check_pdf`, then the parsed document (its file open for the block) and
+    its sizes, for the extraction to read instead of parsing the file again."""
     budget = _Budget(limits.max_decompressed_bytes)
-    with open(path, "rb") as fp, _bounded_decoding(budget):
-        if b"%PDF-" not in fp.read(1024):
-            raise ExtractionError("pdf_malformed", "not a PDF file (no %PDF- header)")
-        fp.seek(0)
-        try:
-            doc = PDFDocument(PDFParser(fp), password="")
-        except PDFEncryptionError as exc:
-            raise ExtractionError("pdf_encrypted", "the PDF is encrypted with a password") from exc
-        except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError) as exc:
-            raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {exc}") from exc
-        except RecursionError as exc:
-            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
-        try:
-            check_declared_pages(doc, limits.max_pages)
-            # Object streams first: resolving a page inside one makes pdfminer inflate it whole.
-            containers = _object_stream_ids(doc)
-            streams = measure_streams(doc, budget, containers)
-            pages = count_pages(doc, limits.max_pages)
-            streams += measure_streams(doc, budget, _top_level_objids(doc), skip=containers)
-        except ExtractionError:
-            raise
-        except PDFEncryptionError as exc:
-            raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
-        except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError,
-                AssertionError, zlib.error) as exc:
-            raise ExtractionError("pdf_malformed", f"cannot read the PDF: {exc}") from exc
-        except RecursionError as exc:
-            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
-    return PreflightReport(pages=pages, decompressed_bytes=budget.used, streams=streams)
+    with open(path, "rb") as fp:
+        with _bounded_decoding(budget):
+            doc, report = _check(fp, budget, limits)
+        yield doc, report
+
+
+def _check(fp, budget: _Budget, limits: PreflightLimits) -> tuple[PDFDocument, PreflightReport]:
+    if b"%PDF-" not in fp.read(1024):
+        raise ExtractionError("pdf_malformed", "not a PDF file (no %PDF- header)")
+    fp.seek(0)
+    try:
+        doc = PDFDocument(PDFParser(fp), password="")
+    except PDFEncryptionError as exc:
+        raise ExtractionError("pdf_encrypted", "the PDF is encrypted with a password") from exc
+    except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ExtractionError("pdf_malformed", f"cannot parse the PDF: {exc}") from exc
+    except RecursionError as exc:
+        raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+    try:
+        check_declared_pages(doc, limits.max_pages)
+        # Object streams first: resolving a page inside one makes pdfminer inflate it whole.
+        containers = _object_stream_ids(doc)
+        streams = measure_streams(doc, budget, containers)
+        pages = count_pages(doc, limits.max_pages)
+        streams += measure_streams(doc, budget, _top_level_objids(doc), skip=containers)
+    except ExtractionError:
+        raise
+    except PDFEncryptionError as exc:
+        raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
+    except (PDFException, PSException, ValueError, KeyError, TypeError, IndexError,
+            AssertionError, zlib.error) as exc:
+        raise ExtractionError("pdf_malformed", f"cannot read the PDF: {exc}") from exc
+    except RecursionError as exc:
+        raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+    return doc, PreflightReport(pages=pages, decompressed_bytes=budget.used, streams=streams)
 
 
 # -- the page tree ---------------------------------------------------------------------------
@@ -287,8 +316,22 @@ def _name(v) -> str | None:
     return v.name if isinstance(v, PSLiteral) else None
 
 
-def decoded_size(stream: PDFStream, limit: int) -> int:
-    """Size of the stream after its filter chain, decoding at most `limit` bytes of output."""
+def _keepable(stream: PDFStream, filters: list) -> bool:
+    """Whether the stream's inflated bytes are what pdfminer's own decode would make of it:
+    one Flate filter without a predictor. Images are never kept: pdfminer leaves their pixels
+    alone while it reads the text."""
+    if len(filters) != 1 or _name(stream.get("Subtype")) == "Image":
+        return False
+    f, params = filters[0]
+    return f in LITERALS_FLATE_DECODE and not (isinstance(params, dict) and "Predictor" in params)
+
+
+def decoded_size(stream: PDFStream, limit: int, *, keep_up_to: int = 0) -> int:
+    """Size of the stream after its filter chain, decoding at most `limit` bytes of output.
+
+    A stream that `_keepable` allows, inflated cleanly to at most `keep_up_to` bytes, keeps them
+    as pdfminer's decode would have left them, so that the extraction does not inflate it again.
+    """
     if stream.rawdata is None:  # pdfminer decoded it already (an xref stream): just count
         return len(stream.data or b"")
     data = stream.rawdata
@@ -299,10 +342,13 @@ def decoded_size(stream: PDFStream, limit: int) -> int:
         data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
     size = len(data)
     filters = stream.get_filters()
+    whole = keep_up_to > 0 and _keepable(stream, filters)
     for i, (f, params) in enumerate(filters):
-        keep = i < len(filters) - 1  # the last stage is only counted, never held
+        keep = whole or i < len(filters) - 1  # else the last stage is only counted, not held
         if f in LITERALS_FLATE_DECODE:
-            data, size = _inflate(data, limit, keep)
+            data, size, clean = _inflate(data, limit, keep)
+            if whole and clean and size <= keep_up_to:  # PDFStream.decode's own ending
+                stream.data, stream.rawdata = data, None
             continue
         if f in LITERALS_LZW_DECODE:
             data = _lzw(data, limit)
@@ -328,12 +374,15 @@ def _over_budget_left(limit: int) -> ExtractionError:
                            f"({limit // (1024 * 1024)} MB left of the document's budget)")
 
 
-def _inflate(data: bytes, limit: int, keep: bool) -> tuple[bytes, int]:
-    """Inflate at most `limit` bytes, a chunk at a time; keep the output only if asked."""
+def _inflate(data: bytes, limit: int, keep: bool) -> tuple[bytes, int, bool]:
+    """Inflate at most `limit` bytes, a chunk at a time; keep the output only if asked. Also
+    whether the data ended cleanly: pdfminer recovers what it can from the rest in its own way,
+    so only a clean output is what its decode would make."""
     d = zlib.decompressobj()
     out = bytearray()
     size = 0
     chunk = data
+    clean = False
     try:
         while chunk:
             piece = d.decompress(chunk, min(CHUNK, limit + 1 - size))
@@ -349,11 +398,12 @@ def _inflate(data: bytes, limit: int, keep: bool) -> tuple[bytes, int]:
         size += len(tail)
         if keep:
             out += tail
+        clean = d.eof
     except zlib.error:
         pass  # pdfminer recovers what it can from corrupt data, and so do we
     if size > limit:
         raise _over_budget_left(limit)
-    return bytes(out), size
+    return bytes(out), size, clean
 
 
 def _lzw(data: bytes, limit: int) -> bytes:

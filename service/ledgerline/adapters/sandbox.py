@@ -7,12 +7,12 @@ milliseconds; a fresh interpreter importing pdfminer is a tenth of a second or m
 RLIMIT_AS (the memory limit on top of what the server preloaded) and RLIMIT_CPU set before it
 opens the file and a wall-clock deadline, counted from the child's start, that the parent
 enforces by killing it. A structural pre-flight (pages, encryption, decompressed stream sizes;
-for images pages and pixels) runs in the child before full parsing; what it refuses comes back
-as `Refused`. Whatever else happens in the child comes back as an ExtractionError with a stable
-code; the worker process carries on.
+for images pages and pixels) runs in the child before full parsing, and the extraction reads
+the PDF it parsed; what it refuses comes back as `Refused`. Whatever else happens in the child
+comes back as an ExtractionError with a stable code; the worker process carries on.
 
-The next document's child is forked while the current one works, and while a core is idle it
-rehearses one extraction of a built-in sample before its document is known
+The next document's child is forked while the current one works, and while a core stands idle
+it rehearses one extraction of a built-in sample before its document is known
 (``sandbox_warmup.rehearse``): a child's first extraction costs 30-40 ms more than a warm
 process's (copy-on-write faults on the pages it shares with the server), which the document then
 does not wait for. It is still a fresh process per document: the rehearsal reads only the
@@ -415,11 +415,43 @@ def _gevent_hub():
     return gevent.get_hub() if monkey.is_module_patched("threading") else None
 
 
+# A spare rehearses when at least this much of a core stood idle, on average, since the last look.
+IDLE_CORES_TO_REHEARSE = 0.5
+_last_look: tuple[int, int] | None = None  # the kernel's (idle, all) CPU ticks, at the last look
+_look_lock = threading.Lock()
+
+
 def _a_core_is_idle() -> bool:
     """Whether a spare may rehearse: it runs beside the document in hand, and with every core
-    busy it would take CPU from that document, and under a backlog each job would pay for one."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return os.getloadavg()[0] < (cores or 1)
+    busy it would take CPU from that document, and under a backlog each job would pay for one.
+
+    Told by the CPU time that stood idle since the last look, a document ago: the 1-minute load
+    average, which decided before, goes on counting a busy minute (the fork server's own
+    warm-up, whatever ran before) for a minute after it ended, and documents that came one at a
+    time on an idle machine meanwhile got unrehearsed children. Where the kernel does not tell
+    (no /proc/stat), or on the first look, that load average decides."""
+    global _last_look
+    now = _cpu_ticks()
+    with _look_lock:
+        last, _last_look = _last_look, now
+    if now is None or last is None or now[1] <= last[1]:
+        cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                 else os.cpu_count())
+        return os.getloadavg()[0] < (cores or 1)
+    idle_share = (now[0] - last[0]) / (now[1] - last[1])
+    return idle_share * (os.cpu_count() or 1) >= IDLE_CORES_TO_REHEARSE
+
+
+def _cpu_ticks() -> tuple[int, int] | None:
+    """The machine's idle and total CPU time since boot, in clock ticks (None: not told)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+        # user nice system idle iowait irq softirq steal (guest time is counted in user)
+        ticks = [int(v) for v in fields[1:9]]
+    except (OSError, ValueError):
+        return None
+    return ticks[3] + ticks[4], sum(ticks)
 
 
 def _fork_server_running() -> bool:
@@ -545,14 +577,28 @@ def _limit_self(limits: SandboxLimits) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which kills us
 
 
-def _preflight(path: str, kind: Format, limits: SandboxLimits) -> None:
-    """The structural checks of the file's format, before any extraction."""
-    from .preflight import check_image, check_pdf
+def _preflight(path: str, kind: Format, limits: SandboxLimits, opened: contextlib.ExitStack):
+    """The structural checks of the file's format, before any extraction; for a PDF, the
+    document they parsed (open until `opened` closes), which the extraction then reads."""
+    from .preflight import check_image, checked_pdf
 
     if kind.is_image:
         check_image(path, limits.preflight)
     elif kind is not Format.XML:  # XML has its own hardened reader; anything else is no PDF
-        check_pdf(path, limits.preflight)
+        document, _ = opened.enter_context(checked_pdf(path, limits.preflight))
+        return document
+    return None
+
+
+def _read(recipe, path: str, content_hash: str, pdf_document) -> dict:
+    """The inner reader's document; the local rules read the PDF the pre-flight parsed (one
+    parse of the file, not two)."""
+    from .extractor import PdfExtractor
+
+    reader = _build(recipe)
+    if pdf_document is not None and isinstance(reader, PdfExtractor):
+        return reader.extract(path, content_hash, pdf_document=pdf_document)
+    return reader.extract(path, content_hash)
 
 
 def _timeout_code(codes: _Codes) -> str:
@@ -581,12 +627,13 @@ def _child_main(conn, recipe, path: str, content_hash: str, limits: SandboxLimit
         _limit_self(limits)
         kind = detect_file(path)
         codes = IMAGE_CODES if kind.is_image else PDF_CODES
-        try:
-            _preflight(path, kind, limits)
-        except ExtractionError as exc:  # refused before any extraction: reported apart
-            message = ("refused", (exc.code, exc.message))
-        else:
-            message = ("ok", _build(recipe).extract(path, content_hash))
+        with contextlib.ExitStack() as opened:
+            try:
+                pdf_document = _preflight(path, kind, limits, opened)
+            except ExtractionError as exc:  # refused before any extraction: reported apart
+                message = ("refused", (exc.code, exc.message))
+            else:
+                message = ("ok", _read(recipe, path, content_hash, pdf_document))
     except ExtractionError as exc:
         message = ("error", (exc.code, exc.message, exc.transient))
     except _WallClock:

@@ -149,7 +149,7 @@ def _extract_sample_invoice() -> None:
     """pdfminer's fonts and encodings, the vocabulary patterns, the XML reader and the official
     rules' first run, every lazily imported module of the path a PDF invoice takes."""
     from .extractor import PdfExtractor
-    from .preflight import PreflightLimits, check_pdf
+    from .preflight import PreflightLimits, checked_pdf
 
     fd, path = tempfile.mkstemp(prefix="warmup-", suffix=".pdf")
     # Unlinked at once and read through this process's descriptor: a spare killed while it
@@ -159,8 +159,10 @@ def _extract_sample_invoice() -> None:
         f.write(sample_invoice())
         f.flush()
         opened = f"/proc/self/fd/{fd}"
-        check_pdf(opened, PreflightLimits(max_pages=1, max_decompressed_bytes=1 << 20))
-        PdfExtractor().extract(opened, "blake3:" + "0" * 64)
+        # As a document goes in the child (sandbox._child_main): the pre-flight's parse read.
+        with checked_pdf(opened, PreflightLimits(max_pages=1,
+                                                 max_decompressed_bytes=1 << 20)) as (pdf, _):
+            PdfExtractor().extract(opened, "blake3:" + "0" * 64, pdf_document=pdf)
 
 
 def _compile_schematron() -> None:

@@ -3,8 +3,9 @@ text layer always, OCR (``ocr/``) for scans and photos and for PDF pages without
 
 Public interface used by the rest of the service::
 
-    extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None) -> dict   # invoice-v2
-                        # document of the PDF, image or e-invoice XML at path (told by content)
+    extract_pdf(path, *, content_hash, use_embedded_xml=True, ocr=None,
+                pdf_document=None) -> dict   # invoice-v2 document of the PDF, image or
+                        # e-invoice XML at path (told by content)
     preprocessing_version(ocr=None) -> str   # PREPROCESSING_VERSION + the OCR engine's tag
     ExtractionError(code, message, transient=False)
     parse_pdf(path) -> ParsedPdf                # the PDF text-layer source alone
@@ -53,10 +54,13 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES):
 
 
 def extract_pdf(
-    path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True, ocr=None
+    path: str | os.PathLike, *, content_hash: str, use_embedded_xml: bool = True, ocr=None,
+    pdf_document=None,
 ) -> dict:
     """Extract the invoice-v2 document from the PDF, image or e-invoice XML at ``path`` (told by
     content); ``ocr`` is an :class:`ocr.OcrOptions` (default: every language, 300 dpi).
+    ``pdf_document``: a PDF's pdfminer document, parsed already and open (the sandbox's
+    pre-flight parsed and checked it), read instead of parsing the file a second time.
 
     Raises :class:`ExtractionError` for unusable input (``no_text_layer``, ``pdf_encrypted``,
     ``pdf_malformed``, ``pdf_too_large``, ``file_not_found``; for images ``image_malformed``,
@@ -83,4 +87,5 @@ def extract_pdf(
         versions=versions(),
         image=kind.is_image,
         ocr_options=ocr,
+        pdf_document=pdf_document,
     )

@@ -320,14 +320,16 @@ def extract_xml(path, *, content_hash: str, versions: dict) -> dict:
     )
 
 
-def read_pages(path, *, image: bool, ocr_options=None) -> tuple[ParsedPdf, list[int]]:
+def read_pages(path, *, image: bool, ocr_options=None,
+               pdf_document=None) -> tuple[ParsedPdf, list[int]]:
     """The document's pages in the positioned-text model, and the numbers of those OCR read:
-    every page of an image; of a PDF, those without a usable text layer (the others keep it)."""
+    every page of an image; of a PDF, those without a usable text layer (the others keep it).
+    ``pdf_document``: the PDF's pdfminer document, parsed already (see ``parse_pdf``)."""
     options = ocr_options or ocr.OcrOptions()
     if image:
         pages = ocr.read_image(path, options)
         return ParsedPdf(pages=pages, attachments=[]), [p.number for p in pages]
-    parsed = parse_pdf(path)
+    parsed = parse_pdf(path, pdf_document=pdf_document)
     numbers = ocr.pages_to_ocr(path, parsed.pages)
     if numbers:
         read = {p.number: p for p in ocr.read_pdf_pages(path, numbers, options)}
@@ -343,9 +345,11 @@ def extract(
     versions: dict,
     image: bool = False,
     ocr_options=None,
+    pdf_document=None,
 ) -> dict:
     """The invoice-v2 document of a PDF (``image=False``) or a scan or photo."""
-    parsed, ocr_pages = read_pages(path, image=image, ocr_options=ocr_options)
+    parsed, ocr_pages = read_pages(path, image=image, ocr_options=ocr_options,
+                                   pdf_document=pdf_document)
     if ocr_pages:  # the document says what read it; the cache key always names OCR too
         versions = {**versions, "preprocessing": ocr.preprocessing_version(
             versions["preprocessing"], ocr_options)}

@@ -68,29 +68,46 @@ def test_words_without_digits_or_read_surely_are_left_alone(recogniser):
 
 def test_a_shorter_second_reading_does_not_replace_the_first(recogniser, monkeypatch):
     image, box = page_with("ref#1")
-    monkeypatch.setattr(S.Recogniser, "read", lambda self, crops: [("re#1", 0.99)] * len(crops))
+    monkeypatch.setattr(S.Recogniser, "read",
+                        lambda self, crops, width=None: [("re#1", 0.99)] * len(crops))
     words = [word("ref#1", 0.75, box)]
     assert S.vote(words, image, recogniser) == 0 and words[0].text == "ref#1"
 
 
-def test_words_read_one_at_a_time_read_as_in_batches_of_six(recogniser):
-    # The vote and the OCR calibration were measured on inputs of six crops padded to the
-    # widest of them; read one at a time, each crop keeps its padding and its reading.
-    import numpy as np
+def test_a_word_is_read_at_its_own_width_and_a_region_at_a_line_s(recogniser, monkeypatch):
+    # the vote's words go in narrow (the model's cost grows with the input's width); a region
+    # (a seller name's place) is padded as PaddleOCR pads its lines
+    widths: list[int] = []
+    run = recogniser._session.run
 
-    texts = ["12", "174.90", "2021-11-23", "INV-0001/25", "4,854.00", "DE123456789",
-             "1 543 622,19 EUR", "12.5%", "Ref 2024-0042-A7 / 17.03.2024 / 4,854.00"]
+    def spy(names, feed):
+        widths.append(next(iter(feed.values())).shape[-1])
+        return run(names, feed)
+
+    monkeypatch.setattr(recogniser, "_session", type("S", (), {"run": staticmethod(spy)})())
+    image, box = page_with("174.90")
+    words = [word("174,9", 0.62, box)]
+    assert S.vote(words, image, recogniser) == 1 and words[0].text == "174.90"
+    piece = S.crop(image, box)
+    assert widths == [S.word_width(piece)]
+    assert widths[0] % S.WORD_STEP == 0 and S._scaled_width(piece) < widths[0] < 320
+    assert recogniser.read([piece])[0][0] == "174.90" and widths[1] == S.LINE_MIN_WIDTH
+
+
+def test_words_read_at_their_own_width_read_right(recogniser):
+    texts = ["12", "174.90", "2021-11-23", "INV-0001/25", "4,854.00", "DE123456789", "12.5%"]
     crops = [S.crop(*page_with(text)) for text in texts]
-    order = sorted(range(len(crops)), key=lambda k: crops[k].size[0] / crops[k].size[1])
-    expected: dict[int, tuple[str, float]] = {}
-    for start in range(0, len(order), 6):
-        group = order[start:start + 6]
-        width = max([S.MIN_INPUT_WIDTH] + [S._scaled_width(crops[k]) for k in group])
-        batch = np.stack([S._normalised(crops[k], width) for k in group])
-        rows = recogniser._session.run(None, {recogniser._input: batch})[0]
-        expected.update({k: recogniser._decode(row) for k, row in zip(group, rows, strict=True)})
-    assert max(S._scaled_width(c) for c in crops) > S.MIN_INPUT_WIDTH  # padding is at stake
-    assert recogniser.read(crops) == [expected[k] for k in range(len(crops))]
+    assert [text for text, _ in recogniser.read(crops, S.word_width)] == texts
+
+
+def test_a_second_reading_with_other_decimal_marks_does_not_replace_the_first(recogniser,
+                                                                            monkeypatch):
+    image, box = page_with("2418,00")
+    monkeypatch.setattr(S.Recogniser, "read",
+                        lambda self, crops, width=None: [("2418.00", 0.99)] * len(crops))
+    words = [word("2418,00", 0.75, box), word("2418,0", 0.75, box)]
+    assert S.vote(words, image, recogniser) == 1
+    assert [w.text for w in words] == ["2418,00", "2418.00"]
 
 
 def _read_in_child(queue):

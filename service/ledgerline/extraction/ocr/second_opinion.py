@@ -9,8 +9,9 @@ dotted table rules, PP-OCR drops accents and the first or last letter of a tight
 
 - both agree: the word stands, as sure as the surer of the two (two engines that agree are
   rarely both wrong);
-- they differ, and PP-OCR is sure (``ACCEPT_AT``), surer than Tesseract, and read no fewer
-  characters: PP-OCR's reading replaces the word (its characters spread over the word's box);
+- they differ, and PP-OCR is sure (``ACCEPT_AT``), surer than Tesseract, read no fewer
+  characters, and not only other decimal marks: PP-OCR's reading replaces the word (its
+  characters spread over the word's box);
 - otherwise Tesseract's reading stands with its own confidence.
 
 The model ships inside the ``rapidocr-onnxruntime`` wheel (PaddleOCR's models, Apache-2.0);
@@ -26,6 +27,7 @@ import math
 import os
 import threading
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy and Pillow load with the recogniser, not with the cache key
@@ -34,14 +36,19 @@ if TYPE_CHECKING:  # numpy and Pillow load with the recogniser, not with the cac
 
 MODEL_PACKAGE = "rapidocr_onnxruntime"
 MODEL_FILE = os.path.join("models", "ch_PP-OCRv4_rec_infer.onnx")
-INPUT_HEIGHT = 48  # the model's input: text lines 48 pixels high, at least 320 wide
-MIN_INPUT_WIDTH = 320
-# Crops in order of their aspect are padded to the width of the widest of each WIDTH_GROUP (the
-# model's batches once: what it reads depends on the padding, and the vote and the calibration
-# were measured on these inputs). Each is then run on its own: a row's output does not depend on
-# the rows beside it, and one row at a time takes 10 % less CPU than six (20.9 against 23.2 ms a
-# word on the speed pages of ``bench/ocr.py``; larger inputs fall out of the cache).
-WIDTH_GROUP = 6
+INPUT_HEIGHT = 48  # the model's input: text lines 48 pixels high
+# A region's line (``region``) is padded on the right to at least the width of PaddleOCR's own
+# inputs, as the model was trained; its name confirmations were measured on that.
+LINE_MIN_WIDTH = 320
+# A word the vote re-reads is padded only to its own width and a margin, rounded up to a step:
+# the model's cost grows with its input's width, and a word of a page is 30-200 pixels wide
+# here, so padding each to 320 cost 2.3 times as much (17 against 7.5 ms a word on the 150 dpi
+# speed pages of ``bench/ocr.py``). With a word's decimal marks left to Tesseract
+# (``_marks_only``), the narrow inputs' vote was the text layer's reading as often on the
+# generated scans and more often on the phone photos (bench/RESULTS.md, 2026-12-05).
+WORD_MARGIN = 16
+WORD_STEP = 8
+WORD_MIN_WIDTH = 32
 REREAD_BELOW = 0.93  # Tesseract's word confidence under which a word with digits is re-read
 ACCEPT_AT = 0.95  # PP-OCR's confidence at which its differing reading replaces Tesseract's
 MAX_WORDS = 48  # re-read per page, least sure first: a bound on the time a page can take
@@ -78,19 +85,20 @@ class Recogniser:
         self._input = self._session.get_inputs()[0].name
         self.lock = threading.Lock()
 
-    def read(self, crops: list[Image.Image]) -> list[tuple[str, float]]:
+    def read(self, crops: list[Image.Image], width: Callable[[Image.Image], int] | None = None
+             ) -> list[tuple[str, float]]:
+        """Each crop's reading, one at a time (a row's output does not depend on rows beside
+        it, and one row takes less CPU than a batch); ``width``: the input's width for a crop,
+        a line's (``line_width``) unless told."""
         import numpy as np
 
-        out: list[tuple[str, float]] = [("", 0.0)] * len(crops)
-        order = sorted(range(len(crops)), key=lambda k: crops[k].size[0] / crops[k].size[1])
-        for start in range(0, len(order), WIDTH_GROUP):
-            group = order[start:start + WIDTH_GROUP]
-            width = max([MIN_INPUT_WIDTH] + [_scaled_width(crops[k]) for k in group])
-            for k in group:
-                pixels = _normalised(crops[k], width)[np.newaxis]
-                with self.lock:
-                    probabilities = self._session.run(None, {self._input: pixels})[0]
-                out[k] = self._decode(probabilities[0])
+        width = width or line_width
+        out: list[tuple[str, float]] = []
+        for crop in crops:
+            pixels = _normalised(crop, width(crop))[np.newaxis]
+            with self.lock:
+                probabilities = self._session.run(None, {self._input: pixels})[0]
+            out.append(self._decode(probabilities[0]))
         return out
 
     def _decode(self, row: np.ndarray) -> tuple[str, float]:
@@ -111,6 +119,17 @@ def _scaled_width(crop: Image.Image) -> int:
     return max(1, math.ceil(INPUT_HEIGHT * crop.size[0] / crop.size[1]))
 
 
+def line_width(crop: Image.Image) -> int:
+    """A region's input: the crop's own width, padded to at least ``LINE_MIN_WIDTH``."""
+    return max(LINE_MIN_WIDTH, _scaled_width(crop))
+
+
+def word_width(crop: Image.Image) -> int:
+    """A re-read word's input: its own width and ``WORD_MARGIN``, rounded up to ``WORD_STEP``."""
+    return max(WORD_MIN_WIDTH,
+               WORD_STEP * math.ceil((_scaled_width(crop) + WORD_MARGIN) / WORD_STEP))
+
+
 def _normalised(crop: Image.Image, width: int) -> np.ndarray:
     """The crop 48 pixels high, RGB scaled to -1..1, padded to ``width`` on the right."""
     import numpy as np
@@ -127,7 +146,8 @@ def _normalised(crop: Image.Image, width: int) -> np.ndarray:
 def settings() -> dict:
     """What decides which words are re-read and how the vote goes: part of the OCR identity."""
     return {"reread_below": REREAD_BELOW, "accept_at": ACCEPT_AT, "max_words": MAX_WORDS,
-            "max_aspect": MAX_ASPECT, "pad": PAD_HEIGHTS, "min_width": MIN_INPUT_WIDTH}
+            "max_aspect": MAX_ASPECT, "pad": PAD_HEIGHTS, "line_min_width": LINE_MIN_WIDTH,
+            "word_width": [WORD_MARGIN, WORD_STEP, WORD_MIN_WIDTH], "marks_stand": True}
 
 
 def worth_rereading(text: str, confidence: float) -> bool:
@@ -144,15 +164,24 @@ def vote(words: list, image: Image.Image, recogniser: Recogniser) -> int:
         return 0
     crops = [crop(image, w.box) for w in chosen]
     replaced = 0
-    for word, (text, sure) in zip(chosen, recogniser.read(crops), strict=True):
+    for word, (text, sure) in zip(chosen, recogniser.read(crops, word_width), strict=True):
         text = text.strip()
         if text == word.text:
             word.confidence = max(word.confidence, sure)
         elif (sure >= ACCEPT_AT and sure > word.confidence and " " not in text
-              and len(text) >= len(word.text)):
+              and len(text) >= len(word.text) and not _marks_only(text, word.text)):
             _replace(word, text, sure)
             replaced += 1
     return replaced
+
+
+def _marks_only(text: str, first: str) -> bool:
+    """The two readings differ only in a comma read for a point or the other way round. Read
+    at their own width, PP-OCR takes a word's comma for a point more often than Tesseract
+    misreads one: on the generated phone photos of ``bench/ocr.py`` Tesseract's mark was the
+    text layer's where they differed (2026-12-05). Which mark an amount has is the page's
+    locale and the totals' arithmetic to settle, not the vote."""
+    return text.replace(".", ",") == first.replace(".", ",")
 
 
 def _replace(word, text: str, confidence: float) -> None:

@@ -117,8 +117,13 @@ def _collect_lines(container, page_no: int, out: list[Line]) -> None:
             _collect_lines(obj, page_no, out)
 
 
-def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedPdf:
-    """Parse the PDF at ``path`` once; raise ExtractionError for unusable input."""
+def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES,
+              pdf_document: PDFDocument | None = None) -> ParsedPdf:
+    """Parse the PDF at ``path`` once; raise ExtractionError for unusable input. ``pdf_document``:
+    that file's PDFDocument, parsed already (by the sandbox's pre-flight, whose checks it
+    passed) and open for the call, to read instead of parsing the file again."""
+    if pdf_document is not None:
+        return _read_document(pdf_document, max_pages)
     try:
         fp = open(path, "rb")  # noqa: SIM115 - closed by `with fp` below, once open errors are told apart
     except FileNotFoundError as exc:
@@ -145,36 +150,41 @@ def parse_pdf(path: str | os.PathLike, *, max_pages: int = MAX_PAGES) -> ParsedP
             raise ExtractionError(
                 "pdf_malformed", f"cannot parse the PDF: {type(exc).__name__}"
             ) from exc
-        try:
-            attachments = find_attachments(doc)
-            rsrc = PDFResourceManager(caching=True)
-            device = PDFPageAggregator(rsrc, laparams=LAParams(**LAYOUT_PARAMS))
-            interpreter = PDFPageInterpreter(rsrc, device)
-            pages: list[Page] = []
-            for i, pdf_page in enumerate(PDFPage.create_pages(doc), start=1):
-                if i > max_pages:
-                    raise ExtractionError("pdf_too_large", f"more than {max_pages} pages")
-                interpreter.process_page(pdf_page)
-                layout = device.get_result()
-                lines: list[Line] = []
-                _collect_lines(layout, i, lines)
-                lines.extend(field_lines(pdf_page, i))
-                lines.sort(key=lambda ln: (-ln.y1, ln.x0))
-                pages.append(Page(i, layout.width, layout.height, lines))
-        except ExtractionError:
-            raise
-        except PDFEncryptionError as exc:
-            raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
-        except RecursionError as exc:
-            raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
-        except (PDFException, PSException) as exc:
-            raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {exc}") from exc
-        except MemoryError:
-            raise
-        except Exception as exc:  # pdfminer raises many plain errors on broken content streams
-            raise ExtractionError(
-                "pdf_malformed", f"cannot read the PDF pages: {type(exc).__name__}"
-            ) from exc
+        return _read_document(doc, max_pages)
+
+
+def _read_document(doc: PDFDocument, max_pages: int) -> ParsedPdf:
+    """The pages and embedded files of a parsed PDF, whose file is open."""
+    try:
+        attachments = find_attachments(doc)
+        rsrc = PDFResourceManager(caching=True)
+        device = PDFPageAggregator(rsrc, laparams=LAParams(**LAYOUT_PARAMS))
+        interpreter = PDFPageInterpreter(rsrc, device)
+        pages: list[Page] = []
+        for i, pdf_page in enumerate(PDFPage.create_pages(doc), start=1):
+            if i > max_pages:
+                raise ExtractionError("pdf_too_large", f"more than {max_pages} pages")
+            interpreter.process_page(pdf_page)
+            layout = device.get_result()
+            lines: list[Line] = []
+            _collect_lines(layout, i, lines)
+            lines.extend(field_lines(pdf_page, i))
+            lines.sort(key=lambda ln: (-ln.y1, ln.x0))
+            pages.append(Page(i, layout.width, layout.height, lines))
+    except ExtractionError:
+        raise
+    except PDFEncryptionError as exc:
+        raise ExtractionError("pdf_encrypted", "the PDF is encrypted") from exc
+    except RecursionError as exc:
+        raise ExtractionError("pdf_malformed", "the PDF nests too deeply") from exc
+    except (PDFException, PSException) as exc:
+        raise ExtractionError("pdf_malformed", f"cannot read the PDF pages: {exc}") from exc
+    except MemoryError:
+        raise
+    except Exception as exc:  # pdfminer raises many plain errors on broken content streams
+        raise ExtractionError(
+            "pdf_malformed", f"cannot read the PDF pages: {type(exc).__name__}"
+        ) from exc
     if not pages:
         raise ExtractionError("pdf_malformed", "the PDF has no pages")
     return ParsedPdf(pages=pages, attachments=attachments)
