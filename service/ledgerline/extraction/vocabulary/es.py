@@ -81,6 +81,8 @@ TOTALS_ROWS = (r"base\s+imponible", "totales")
 ITEM_SECTIONS = ("descuentos",)
 CARRIED_FORWARD = (r"suma\s+y\s+sigue", r"suma\s+anterior")
 GROSS_WORDS = ("pvp",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"recargos?",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:cantidad|cant|uds)\b",),
