@@ -71,3 +71,18 @@ def test_finders_read_any_source_of_the_model():
     assert {c.value for c in found if c.evidence.kind == "page_id"} == {"4711"}
     assert line.span_confidence(12, 16) == 0.9
     assert Line(1, 0, 0, 1, 1, "x", [None]).span_confidence(0, 1) is None
+
+
+def test_a_legal_form_printed_with_a_digit_for_a_letter_is_that_form():
+    """"1/S" is no legal form, "I/S" is: a name's last word reads as the form its letters make;
+    the raw text stays as printed, and a figure that makes no form stays a figure."""
+    def sellers(text: str) -> list:
+        line = Line(1, 50, 800, 300, 812, text, [None] * len(text))
+        found = find_candidates(DocText([Page(1, 595, 842, [line])])).fields["seller_name"]
+        return [(c.value, c.raw) for c in found]
+
+    found = sellers("Gregersen & Christoffersen 1/S")
+    assert found and set(found) == {("Gregersen & Christoffersen I/S",
+                                     "Gregersen & Christoffersen 1/S")}
+    found = sellers("Nordic Supplies Unit 10")
+    assert found and all(v == "Nordic Supplies Unit 10" for v, _ in found)

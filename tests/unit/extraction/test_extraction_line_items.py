@@ -240,6 +240,198 @@ def test_a_table_goes_on_over_pages_without_its_carried_forward_rows():
     assert nets(items(first, second, third)) == [f"{n}.00" for n in range(1, 8)]
 
 
+def test_a_carried_forward_label_in_two_cells_is_no_item():
+    # OCR parts "Brought forward" at a wide space: the row is still the running sum, and its
+    # amount (the sum of the items above) does not end the table before the page's items
+    first = [*_header(1, 700), *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    second = [*_header(2, 780), *row(765, (300, "Brought"), (345, "forward"), right(520, "6,00"),
+                                     page=2),
+              *(x for n in range(4, 6) for x in _item(2, 765 - 15 * (n - 3), n)),
+              *row(700, (300, "Net"), (322, "total:"), right(520, "15,00"), page=2)]
+    assert nets(items(first, second)) == [f"{n}.00" for n in range(1, 6)]
+
+
+def test_a_repeated_header_missing_a_cell_keeps_the_tables_columns():
+    # the header repeated on page 2 lost its "Amount" cell (and moved 3 points): its figures
+    # are still the line amounts, not a second figure of the quantity column
+    first = [*row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+             *row(685, (50, "Article 1"), right(320, "2"), right(420, "1,50"), right(520, "3,00"))]
+    second = [*row(780, (53, "Description"), (303, "Qty"), (383, "Price"), page=2),
+              *row(765, (53, "Article 2"), right(323, "3"), right(423, "2,00"), right(523, "6,00"),
+                   page=2),
+              *row(750, (53, "Article 3"), right(323, "1"), right(423, "4,00"), right(523, "4,00"),
+                   page=2)]
+    found = items(first, second)
+    assert nets(found) == ["3.00", "6.00", "4.00"]
+    assert [it["quantity"] for it in found] == [Decimal(2), Decimal(3), Decimal(1)]
+    # a later header naming columns at other places is a header of its own
+    other = [*row(780, (53, "Description"), (200, "Amount"), page=2),
+             *row(765, (53, "Article 2"), right(240, "9,00"), page=2)]
+    assert nets(items(first, other)) == ["3.00", "9.00"]
+
+
+def test_quantities_with_one_decimal_and_unnamed_quantity_columns_are_read():
+    # "22,5" hours is no amount (amounts print two decimals) but is the quantity; the quantity
+    # column's header is misread ("Quantitz"), and the arithmetic of the rows names it
+    page = [
+        *row(700, (50, "Description"), (290, "Quantitz"), (380, "Price"), (460, "Amount")),
+        *row(685, (50, "Cleaning"), right(320, "22,5"), right(420, "29,00"), right(520, "652,50")),
+        *row(670, (50, "Stand"), right(320, "4"), right(420, "35,99"), right(520, "143,96")),
+        *row(655, (50, "Travel"), right(320, "1"), right(420, "27,05"), right(520, "27,05")),
+    ]
+    found = items(page)
+    assert nets(found) == ["652.50", "143.96", "27.05"]
+    assert [it["quantity"] for it in found] == [Decimal("22.5"), Decimal(4), Decimal(1)]
+    # a column of position numbers multiplies out in no row: no quantity
+    numbered = [
+        *row(700, (30, "No."), (50, "Description"), (380, "Price"), (460, "Amount")),
+        *row(685, (30, "1"), (50, "Cleaning"), right(420, "29,00"), right(520, "652,50")),
+        *row(670, (30, "2"), (50, "Stand"), right(420, "35,99"), right(520, "143,96")),
+    ]
+    assert [it["quantity"] for it in items(numbered)] == [None, None]
+
+
+def test_a_header_cell_misread_as_a_tall_glyph_leaves_the_rows_in_the_table():
+    # "N.º" read as one "E" twice as high as the header's words: the rows under the header are
+    # still of the table's size, not margin notes too small for it
+    tall = Line(1, 30, 696, 40, 712, "E", [(30, 40)])
+    page = [
+        tall, *row(700, (50, "Description"), (300, "Qty"), (460, "Amount")),
+        *row(685, (50, "Article 1"), right(320, "1"), right(520, "1,00")),
+        *row(670, (50, "Article 2"), right(320, "2"), right(520, "4,00")),
+    ]
+    assert nets(items(page)) == ["1.00", "4.00"]
+
+
+def test_misread_figures_are_told_by_the_rows_arithmetic():
+    # "52,99" for 252,99 (a digit lost): quantity x price agrees with the row's VAT and gross
+    # amounts, the amount read does not; "145" for 14,5 (the separator lost)
+    header = row(700, (50, "Description"), (200, "Qty"), (280, "Price"), (340, "Net"),
+                 (400, "VAT %"), (450, "VAT"), (510, "Gross"))
+    page = [
+        *header,
+        *row(685, (50, "Boiler service"), right(220, "1"), right(310, "252,99"),
+             right(370, "52,99"), right(430, "21%"), right(480, "53,13"), right(540, "306,12")),
+        *row(670, (50, "Consulting"), right(220, "145"), right(310, "92,00"),
+             right(370, "1.334,00"), right(430, "21%"), right(480, "280,14"),
+             right(540, "1.614,14")),
+        # a discount: the amount is no quantity x price, and no other figure says it is
+        *row(655, (50, "Chair"), right(220, "2"), right(310, "100,00"), right(370, "180,00"),
+             right(430, "21%"), right(480, "37,80"), right(540, "217,80")),
+    ]
+    found = items(page)
+    assert nets(found) == ["252.99", "1334.00", "180.00"]
+    assert [it["quantity"] for it in found] == [Decimal(1), Decimal("14.5"), Decimal(2)]
+
+
+def test_a_footer_far_below_a_numbered_table_is_no_items_text():
+    # "Carried" unread: "forward 6,00" is the sum of the items above and no item, and the
+    # footer far below is no part of the last item (its "4200" no quantity)
+    page = [
+        *row(700, (30, "No."), (50, "Description"), (300, "Qty"), (460, "Amount")),
+        *(x for n in range(1, 4)
+          for x in row(700 - 15 * n, (30, str(n)), (50, f"Article {n}"), right(320, "1"),
+                       right(520, f"{n},00"))),
+        *row(640, (300, "forward"), right(520, "6,00")),
+        *row(200, (50, "Noone Street"), (290, "4200 Dublin")),
+    ]
+    found = items(page)
+    assert nets(found) == ["1.00", "2.00", "3.00"]
+    assert found[-1]["description"] == "Article 3"
+
+
+def test_a_header_whose_amount_cells_went_unread_takes_its_columns_from_the_figures():
+    # OCR read "Description" and "Qty" but not "Unit price" and "Amount": the figures right of
+    # "Qty" give the columns, and quantity x price = amount names the amount column
+    page = [
+        *row(700, (50, "Description"), (300, "Qty")),
+        *row(685, (50, "Paint"), right(320, "1"), right(420, "44,00 €"), right(520, "44,00 €")),
+        *row(670, (50, "Monitor"), right(320, "2"), right(420, "317,50 €"),
+             right(520, "635,00 €")),
+        *row(655, (50, "Paper"), right(320, "20"), right(420, "5,95 €"), right(520, "119,00 €")),
+        *row(630, (300, "Total"), right(520, "798,00 €")),
+    ]
+    found = items(page)
+    assert nets(found) == ["44.00", "635.00", "119.00"]
+    assert found[1]["quantity"] == Decimal(2) and found[1]["unit_price"] == Decimal("317.50")
+    # figures that do not multiply out (identifiers) under such a row are no items
+    codes = [
+        *row(700, (50, "Description"), (300, "Qty")),
+        *row(685, (50, "Paint"), right(320, "3"), right(420, "4215,44"), right(520, "9026,95")),
+        *row(670, (50, "Monitor"), right(320, "2"), right(420, "1054,85"), right(520, "3778,12")),
+    ]
+    assert items(codes) == []
+
+
+def test_a_sum_brought_forward_unlabelled_at_a_pages_top_is_skipped_not_a_total():
+    # "Brought" and "forward" both unread: the page's first row repeats the sum of the items
+    # before it; it is no item, and the page's items below it are the table's
+    first = [*_header(1, 700), *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    second = [*_header(2, 780), *row(765, right(520, "6,00"), page=2),
+              *(x for n in range(4, 6) for x in _item(2, 765 - 15 * (n - 3), n)),
+              *row(700, (300, "Total"), right(520, "15,00"), page=2)]
+    assert nets(items(first, second)) == [f"{n}.00" for n in range(1, 6)]
+
+
+def test_a_line_far_taller_than_the_text_runs_no_rows_together():
+    # a smudge read as one tall "=" beside the table: each row stays its own
+    # (read in the order a source gives it, by its top, before the rows it spans)
+    smudge = Line(1, 560, 640, 570, 698, "=", [(560, 570)])
+    lines = [*_header(1, 700), smudge, *(x for n in range(1, 4) for x in _item(1, 700 - 15 * n, n))]
+    found = extract_line_items(DocText([Page(1, 595, 842, lines)]))
+    assert nets(found) == ["1.00", "2.00", "3.00"]
+
+
+def test_an_amount_that_lost_its_decimal_separator_is_told_by_quantity_times_price():
+    page = [
+        *row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+        *row(685, (50, "Lunch"), right(320, "1"), right(420, "157,48 €"), right(520, "15748 €")),
+        *row(670, (50, "Paint"), right(320, "2"), right(420, "10,00 €"), right(520, "20,00 €")),
+    ]
+    assert nets(items(page)) == ["157.48", "20.00"]
+
+
+def test_a_table_whose_header_went_unread_is_read_from_rows_that_multiply_out():
+    # a photo lost the header's band: the columns come from the figures' right edges, the
+    # table from the first to the last row where quantity x price = amount
+    page = [
+        *row(760, (50, "Uphus Groothandel B.V."), (400, "Factuur 2026")),
+        *row(720, right(440, "15150"), right(520, "151,50")),  # a fragment above the rows
+        *row(700, (50, "Design flyer"), right(320, "1"), right(440, "617,77"),
+             right(520, "617,77")),
+        *row(685, (50, "Monitor"), right(320, "3"), right(440, "435,33"), right(520, "1.305,99")),
+        *row(670, (50, "Advice hours"), right(320, "39"), right(440, "130,99"),
+             right(520, "5.108,61")),
+        *row(655, (50, "Paper"), right(320, "5"), right(440, "4,00"), right(520, "20,00")),
+        *row(620, (300, "Totaal"), right(520, "7.052,37")),
+    ]
+    found = items(page)
+    assert nets(found) == ["617.77", "1305.99", "5108.61", "20.00"]
+    assert found[1]["description"] == "Monitor"
+    # rows of figures that never multiply out make no table
+    codes = [x for n in range(4) for x in row(700 - 15 * n, (50, f"Ref {n}"),
+                                              right(320, str(n + 3)), right(440, "12,00"),
+                                              right(520, "99,00"))]
+    assert items(codes) == []
+
+
+def test_a_repeated_header_with_misread_cells_keeps_the_tables_columns_and_labels():
+    # page 2's header read "z." for "Qty" and "oe" for "Price"; its rows still print their
+    # quantity and price, so an item whose text starts like a carried-forward word ("Transport
+    # costs", Dutch "transport") is an item, and "Suma anterior" after a stray mark under the
+    # figures is the sum brought forward
+    first = [*row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+             *row(685, (50, "Article 1"), right(320, "2"), right(420, "1,50"), right(520, "3,00")),
+             *row(670, (50, "Article 2"), right(320, "1"), right(420, "5,00"), right(520, "5,00"))]
+    second = [*row(780, (50, "Description"), (300, "z."), (380, "oe"), (460, "Amount"), page=2),
+              *row(765, (300, "as"), (380, "_ Suma anterior"), right(520, "8,00"), page=2),
+              *row(750, (50, "Transport costs"), right(320, "1"), right(420, "4,00"),
+                   right(520, "4,00"), page=2)]
+    found = items(first, second)
+    assert nets(found) == ["3.00", "5.00", "4.00"]
+    assert found[-1]["quantity"] == Decimal(1)
+
+
 def test_totals_are_no_items():
     page = [
         *_header(1, 700), *_item(1, 685, 1), *_item(1, 670, 2),

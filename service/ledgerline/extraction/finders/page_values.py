@@ -20,7 +20,7 @@ from ..text import fold
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
 from .header_fields import _plain_hits, cites_a_law
-from .parties import _first_part, _namelike, printed_legal_form
+from .parties import _first_part, _namelike, printed_legal_form, with_form_letters
 
 PAGE_AMOUNT, PAGE_ID, PAGE_DATE, PAGE_NAME = "page_amount", "page_id", "page_date", "page_name"
 
@@ -191,7 +191,8 @@ def name_candidates(dt: DocText) -> dict[str, list[Candidate]]:
             variants.append((name[lead.end() :], True))  # "REMIT TO Muster Inc" -> "Muster Inc"
         for value, stripped in variants:
             fields = ("seller_name", "buyer_name")
-            for c in _cands(dt, fields, i, value, s, e, PAGE_NAME, after_sub_label=stripped):
+            for c in _cands(dt, fields, i, with_form_letters(value), s, e, PAGE_NAME,
+                            after_sub_label=stripped):
                 out[c.field].append(c)
     return out
 

@@ -62,6 +62,26 @@ def _clean(text: str) -> str | None:
     return t
 
 
+# A name's last word, and the letters digits in it stand for in a legal form ("1/S" is "I/S").
+_LAST_WORD = re.compile(r"(?<=\s)\S+$")
+_DIGIT_LETTERS = str.maketrans("10", "IO")
+
+
+def with_form_letters(name: str) -> str:
+    """The name with its last word as the legal form it reads as with letters for its digits
+    ("Christoffersen 1/S": no legal form has a digit); else as printed."""
+    return _LAST_WORD.sub(_form_letters, name)
+
+
+def _form_letters(m: re.Match) -> str:
+    word = m.group()
+    letters = word.translate(_DIGIT_LETTERS)
+    if letters == word or any(c.isdigit() for c in letters):
+        return word
+    found = V.legal_form.fullmatch(fold(letters))
+    return letters if found and not V.legal_form.fullmatch(fold(word)) else word
+
+
 def _namelike(dt: DocText, j: int) -> bool:
     f = dt.folded[j]
     return (
@@ -116,7 +136,7 @@ def _cand(
             last = dt.lines[lines[-1]]
             bbox = [min(first.x0, last.x0), last.y0, max(first.x1, last.x1), first.y1]
     evidence = Evidence(kind, relation=relation, relative_y=dt.relative_y(lines[0]), facts=facts)
-    value = _clean(text) or text.strip()
+    value = with_form_letters(_clean(text) or text.strip())
     return Candidate(field, value, text, first.page, bbox, lines[0], evidence)
 
 

@@ -128,10 +128,14 @@ class DocContext:
     amounts, dates and domains, the usual text height. Built once per document."""
 
     def __init__(
-        self, dt: DocText, credit_note: bool, lines_of: dict | None = None, items_sum=None
+        self, dt: DocText, credit_note: bool, lines_of: dict | None = None, items_sum=None,
+        items_net=None,
     ):
         self.dt = dt
         self.items_sum = items_sum  # the line items' net amounts added up, or None
+        # that sum carried through the document-level allowances and charges the page prints
+        # (:mod:`.adjustments`): the net total the items imply, or None
+        self.items_net = items_sum if items_net is None else items_net
         self.credit_note = credit_note
         lines_of = lines_of or {}
         self.seller_vat_lines = lines_of.get("seller_vat_id", ())
@@ -525,7 +529,9 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
         put("v_part_of_sum", a in doc.parts)
         put("v_ratio_to_max", float(a / doc.max) if doc.max else 0.0)
         if ctx.items_sum:
-            put("v_items_sum", a == ctx.items_sum)
+            # agreement with the net the items imply; the scale against their plain sum, which
+            # a subtotal before a discount keeps (carried, it would look like a gross total's)
+            put("v_items_sum", a == ctx.items_net)
             put("v_items_ratio", float(a / ctx.items_sum))
         if i is not None:
             text = ctx.dt.lines[i].text

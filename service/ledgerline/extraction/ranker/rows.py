@@ -8,7 +8,6 @@ printed place of a value) and their feature matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from ..choice import Choice, choose
 from ..finders import FoundCandidates
 from ..finders.line_items import extract_line_items
 from ..geometry import DocText
+from .adjustments import items_net, items_sum
 from .features import FEATURE_NAMES, DocContext, Row, field_rows
 from .rates import printed_rates
 
@@ -72,7 +72,9 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
         f: tuple(c.line for c in found.fields[f] if c.line is not None)
         for f in ("seller_vat_id", "buyer_vat_id", "iban")
     }
-    ctx = DocContext(dt, found.facts.credit_note, lines_of, _items_sum(items))
+    plain = items_sum(items)
+    net = None if plain is None else items_net(dt, plain)
+    ctx = DocContext(dt, found.facts.credit_note, lines_of, plain, net)
     rows, matrices = {}, {}
     for f in RANKED_FIELDS:
         if f not in RULES_VERDICT_FIELDS:
@@ -101,9 +103,3 @@ def _matrix(rows: list[Row]) -> np.ndarray:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     return np.asarray([r.x for r in rows], dtype=np.float32)
 
-
-def _items_sum(items: list) -> Decimal | None:
-    amounts = [li.get("net_amount") for li in items]
-    if not amounts or any(a is None for a in amounts):
-        return None
-    return abs(sum(amounts, Decimal(0)))

@@ -39,6 +39,9 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   or a tax word with an including word, prints figures that include VAT). ``COLUMN_HEADERS``
   maps each kind of :data:`COLUMN_KINDS` to the header words of that column; a line amount label
   names one line's net amount where the lines are printed as blocks of labelled values.
+- ``ALLOWANCES``, ``CHARGES``: the first words of a row that prints a document-level allowance
+  (besides the discount column's words) or charge, after a total or sum word or none ("Discount
+  5 %", "Summe Zuschläge"): what takes the sum of the items to the net total.
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases; ``LEGAL_REFERENCES``: the
   words a law or its paragraph is cited by ("DPR", "Art.", "§"), whose numbers are no
   document's.
@@ -87,7 +90,7 @@ KNOWN_NAMES = frozenset(
     NUMBERED_NOT_INVOICE OTHER_DATE_CONTEXT DATE_WORDS DATE_PREPOSITIONS DATE_ARTICLES
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES CORRECTION_TITLES SELF_BILLING EXAMPLE_MARKERS BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
-    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS
+    ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS ALLOWANCES CHARGES
     NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
@@ -133,6 +136,8 @@ class Vocabulary:
     carried_forward: re.Pattern
     column_headers: dict[str, re.Pattern]
     line_amount_label: re.Pattern  # "Gesamtpreis (netto)": one line's net amount, labelled
+    allowance_label: re.Pattern  # "Discount 5 %", "Nachlass": a row deducting from the items' sum
+    charge_label: re.Pattern  # "Surcharge", "Summe Zuschläge": a row adding to it
     item_table_header: re.Pattern
     not_the_issue_date: re.Pattern
     legal_form: re.Pattern
@@ -293,6 +298,12 @@ def _column_headers(lang: _Languages) -> dict[str, re.Pattern]:
     return headers
 
 
+def _adjustment_label(lang: _Languages, words: list[str]) -> re.Pattern:
+    """A row's label that starts with one of ``words``, after a total or sum word or none."""
+    lead = _alt(lang.phrases("TOTAL_WORDS") + lang.phrases("SUM_WORDS"))
+    return re.compile(rf"^(?:(?:{lead})\s+)?(?:{_alt(words)})(?!\w)")
+
+
 def _item_table_header(lang: _Languages) -> re.Pattern:
     """A description or a quantity column header: the header row of a line-item table."""
     headers = _column_headers(lang)
@@ -374,6 +385,10 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         carried_forward=rx(r"^(?:{})(?!\w)", "CARRIED_FORWARD"),
         column_headers=_column_headers(lang),
         line_amount_label=rx(r"^(?:{})(?!\w)", "LINE_AMOUNT_LABELS"),
+        allowance_label=_adjustment_label(
+            lang, lang.phrases("ALLOWANCES") + [_column_headers(lang)["discount"].pattern]
+        ),
+        charge_label=_adjustment_label(lang, lang.phrases("CHARGES")),
         item_table_header=_item_table_header(lang),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),

@@ -124,6 +124,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("rabatter", "betalingsbetingelser", r"bem(?:æ|ae)rkning(?:er)?")
 CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s+forrige\s+side")
 GROSS_WORDS = ("brutto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"tillæg\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (rf"\b(?:moms{_BELOB}|moms\s+(?:kr|dkk|{_BELOB}))\b",),

@@ -149,6 +149,8 @@ ITEM_SECTIONS = (
 LINE_AMOUNT_LABELS = (r"gesamtpreis\s*\(netto\)", r"nettobetrag\s+der\s+(?:rechnungs)?position",)
 CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
 GROSS_WORDS = ("brutto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"zuschlag\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:ust|mwst|steuer|ust\.?\s*%|mwst-?%|steuersatz)\b", r"steuersatz|mwst-?%"),
     "quantity": (r"\b(?:menge|anzahl|anz|stunden|std|stk)\b",),

@@ -77,10 +77,12 @@ BUYER_CONTEXT = ("cliente", "destinatario", "comprador", r"facturar\s+a")
 SELLER_CONTEXT = ("nuestro",)
 SELLER_LABELS = ("proveedor", "vendedor", "emisor")
 BUYER_LABELS = ("cliente", "destinatario", "comprador", r"facturar\s+a")
-TOTALS_ROWS = (r"base\s+imponible",)
+TOTALS_ROWS = (r"base\s+imponible", "totales")
 ITEM_SECTIONS = ("descuentos",)
 CARRIED_FORWARD = (r"suma\s+y\s+sigue", r"suma\s+anterior")
 GROSS_WORDS = ("pvp",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"recargos?",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:cantidad|cant|uds)\b",),

@@ -117,6 +117,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("alennukset", r"maksuehd(?:ot|o)", "lisatiedot", "huomautukset")
 CARRIED_FORWARD = ("siirto", "siirretaan", r"edellinen\s+sivu")
 GROSS_WORDS = ("verollinen",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"lisamaksu\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:alv\s*%|alv-?kanta|verokanta|alv|%\s*alv)(?!\w)",),
     "vat_amount": (r"\b(?:alv[\s-]*(?:maara|eur|euroa|osuus)|veron\s+maara)\b",),

@@ -125,6 +125,8 @@ ITEM_SECTIONS = ("remises", "majorations", r"(?:remise|majoration|charge)\s*:")
 LINE_AMOUNT_LABELS = (r"montant\s+net\s+de\s+(?:la\s+)?ligne",)
 CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
 GROSS_WORDS = ("ttc",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"majorations?",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:tva|taxe|taxes|tva\s*%|taux)\b",),
     "quantity": (r"\b(?:quantite|qte|nombre)\b",),

@@ -73,6 +73,8 @@ TOTALS_ROWS = ("totale", "imponibile")
 ITEM_SECTIONS = ("sconti",)
 CARRIED_FORWARD = (r"a\s+riportare", "riporto", "riportato")
 GROSS_WORDS = ("ivato", "lordo")
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"maggiorazion[ei]",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:quantita|qta)\b",),

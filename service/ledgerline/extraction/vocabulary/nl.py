@@ -85,6 +85,8 @@ TOTALS_ROWS = ("subtotaal", "totaal")
 ITEM_SECTIONS = ("kortingen",)
 CARRIED_FORWARD = ("transport", r"over\s+te\s+brengen", "overgebracht")
 GROSS_WORDS = ("bruto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"toeslag(?:en)?",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:btw|btw\s*%)\b",),
     "quantity": (r"\b(?:aantal|hoeveelheid)\b",),

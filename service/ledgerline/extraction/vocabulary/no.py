@@ -123,6 +123,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("rabatter", "betalingsbetingelser", r"merknad(?:er)?", "kommentar")
 CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s+forrige\s+side")
 GROSS_WORDS = ("brutto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"tillegg\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:mva\s*%|mva-?sats|sats|mva|%\s*mva)(?!\w)",),
     "vat_amount": (rf"\b(?:mva-?{_BELOP}|mva\s+(?:kr|nok|{_BELOP}))\b",),

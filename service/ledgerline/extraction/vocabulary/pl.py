@@ -132,6 +132,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("rabaty", "uwagi", r"sposob\s+p[lł]atnosci", r"forma\s+p[lł]atnosci")
 CARRIED_FORWARD = (r"do\s+przeniesienia", r"z\s+przeniesienia", "przeniesienie")
 GROSS_WORDS = ("brutto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"narzut\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:stawka(?:\s+(?:vat|podatku))?|st\.\s*vat|vat\s*%|%\s*vat)(?!\w)",),
     "vat_amount": (r"\b(?:kwota\s+(?:vat|podatku)|wartosc\s+vat|podatek\s+vat)\b",),

@@ -137,6 +137,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("descontos", r"condicoes\s+de\s+pagamento", r"observac(?:ao|oes)", "notas")
 CARRIED_FORWARD = (r"a\s+transportar", "transporte", "transportado")
 GROSS_WORDS = ("pvp",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"acrescimos?",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|taxa(?:\s+(?:de\s+)?iva)?|%\s*iva|iva\s*%)(?!\w)",),
     "vat_amount": (r"\b(?:valor|montante)\s+(?:do\s+)?iva\b",),

@@ -120,6 +120,8 @@ TOTALS_ROWS = (
 ITEM_SECTIONS = ("rabatter", "betalningsvillkor", "villkor", "meddelande", "anmarkning")
 CARRIED_FORWARD = ("transport", r"att\s+transportera", "overforing", r"overfort")
 GROSS_WORDS = ("brutto",)
+# A document-level charge at the start of its row's label (see en.py).
+CHARGES = (r"tillagg\w*",)
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (r"\b(?:momsbelopp|moms\s+(?:kr|sek|belopp))\b",),

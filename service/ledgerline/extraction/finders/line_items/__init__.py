@@ -30,17 +30,26 @@ EN 16931 invoice rendered term by term): each block's labelled net amount is an 
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
 amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
-blocks of labelled values).
+blocks of labelled values), :mod:`.headerless` (a table whose header was not read).
+
+Where no table is found, a header naming the items' text or quantity whose amount cells went
+unread is tried (its columns taken from the figures below it), then a table with no header
+read at all; in both only the rows' arithmetic (quantity × price = amount) names the amount
+column. Text a source misreads is read in the same terms: a label parted into two cells, a
+repeated header missing or misreading a cell, a figure that lost a digit or its separator where
+the row's other figures say so.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 
 from ...geometry import DocText
-from .amounts import amount_column
+from .amounts import amount_column, price_by_arithmetic, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
+from .headerless import headerless_tables
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .labelled import labelled_items
 from .rows import Row, count_whole_numbers, table_rows
@@ -48,6 +57,8 @@ from .rows import Row, count_whole_numbers, table_rows
 
 # A row whose text starts this many points right of the item above it is indented under it.
 INDENT = 6.0
+# A repeated header's cell is at the place of the first header's when they are this close (points).
+SAME_PLACE = 4.0
 
 
 @dataclass
@@ -63,9 +74,19 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     total = amount_column(table.header, got)
     if total is not None:
         count_whole_numbers(got, total)
+        # columns whose header cell was misread or unread, named by the rows' arithmetic
+        price = price_by_arithmetic(table.header, got, total)
+        if price is not None:
+            table.header.columns[price].kind = "unit_price"
+        qty = quantity_by_arithmetic(table.header, got, total)
+        if qty is not None:
+            table.header.columns[qty].kind = "quantity"
+    earlier = len(table.items)  # items of the pages before
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
         if is_sum(item, table.items):
+            if earlier and len(table.items) == earlier:
+                continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
         table.items.append(item)
@@ -102,8 +123,24 @@ def drop_breakdowns(table: Table) -> None:
 
 def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
-    pages = sorted(dt.by_page)
-    found = {p: list(page_headers(pg, p, pg.rows(p))) for p in pages}
+    # headers whose amount cells went unread (OCR), then tables with no header read at all, are
+    # looked for only where no table is found
+    items = table_items(pg, unread=False) or table_items(pg, unread=True) or headerless_items(pg)
+    if not items:
+        return labelled_items(dt)
+    if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
+        # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
+        # column): none of its figures is a rate
+        for it in items:
+            it["vat_rate"] = None
+            it.pop(IMPLAUSIBLE_RATE, None)
+    return items
+
+
+def table_items(pg: Layout, unread: bool) -> list[dict]:
+    """The items of the document's tables, each once."""
+    pages = sorted(pg.dt.by_page)
+    found = {p: list(page_headers(pg, p, pg.rows(p), unread)) for p in pages}
     named = any(h.named for hs in found.values() for _, h in hs)
     tables: list[Table] = []
     going_on: Table | None = None  # a table no totals row closed yet
@@ -115,23 +152,51 @@ def extract_line_items(dt: DocText) -> list[dict]:
             going_on = read_rows(pg, going_on, above, leading=False)
         for n, (k, header) in enumerate(headers):
             if n == 0 and going_on is not None:
-                going_on.header = header  # the table goes on under a repeated header
+                # the table goes on under a repeated header
+                going_on.header = repeated_header(going_on.header, header)
                 table = going_on
             else:
                 table = Table(header)
                 tables.append(table)
             end = headers[n + 1][0] if n + 1 < len(headers) else len(rows)
             going_on = read_rows(pg, table, rows[k + 1 : end], leading=True)
-    items = distinct_items(tables)
-    if not items:
-        return labelled_items(dt)
-    if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
-        # a column taken for the rates printed something else (the VAT amounts of a "Steuer"
-        # column): none of its figures is a rate
-        for it in items:
-            it["vat_rate"] = None
-            it.pop(IMPLAUSIBLE_RATE, None)
-    return items
+    return distinct_items(tables)
+
+
+def headerless_items(pg: Layout) -> list[dict]:
+    """The items of the tables whose header was not read (:mod:`.headerless`)."""
+    tables = []
+    for page in sorted(pg.dt.by_page):
+        for header, rows in headerless_tables(pg, page):
+            table = Table(header)
+            read_rows(pg, table, rows, leading=True)
+            tables.append(table)
+    return distinct_items(tables)
+
+
+def repeated_header(table: Header, again: Header) -> Header:
+    """The header a table goes on under on a later page: the one printed there, or, where it
+    names no more columns than the table's first header and each of them at the place of one of
+    those, of its kind or of none (OCR may leave out or misread a cell of a header, not add one),
+    the first header's columns, moved as far as the matching cells moved on the page."""
+    if len(again.columns) > len(table.columns):
+        return again
+    shifts = []
+    for col in again.columns:
+        match = [
+            old for old in table.columns
+            if min(col.x1, old.x1) - max(col.x0, old.x0) >= -SAME_PLACE
+            and col.kind in (old.kind, None)
+        ]
+        if not match:
+            return again
+        shifts.append(col.x0 - match[0].x0)
+    shift = statistics.median(shifts)
+    columns = [
+        replace(c, x0=c.x0 + shift, x1=c.x1 + shift, left=c.left + shift, right=c.right + shift)
+        for c in table.columns
+    ]
+    return replace(again, columns=columns, named=table.named or again.named)
 
 
 def distinct_items(tables: list[Table]) -> list[dict]:

@@ -74,11 +74,54 @@ def by_header(header: Header, rows: list[Row]) -> int | None:
 
 def amount_column(header: Header, rows: list[Row]) -> int | None:
     """The column of the line amounts: the one the header names, unless the arithmetic of
-    the rows shows another (a net one before a gross one)."""
-    named = by_header(header, rows)
+    the rows shows another (a net one before a gross one); under a header whose amount cells
+    were not read, only the one the arithmetic shows."""
     sums = arithmetic_columns(header, rows)
+    if header.unread and not sums:
+        return None
+    named = by_header(header, rows)
     plain = [k for k in sums if not header.columns[k].gross]  # net before gross
     if not sums or (named in sums and (plain == [] or named in plain)):
         return named
     plain = plain or sums
     return next((k for k in plain if header.columns[k].kind == "net_amount"), plain[0])
+
+
+def quantity_by_arithmetic(header: Header, rows: list[Row], total: int) -> int | None:
+    """Where no header cell names the quantity (a misread "Quantity"), the unnamed column
+    whose figure times the unit price is the line amount in most rows that print the three,
+    one of them at least with a quantity other than one."""
+    price = header.index("unit_price")
+    if header.index("quantity") is not None or price is None or price == total:
+        return None
+    return _by_arithmetic(header, rows, lambda k: (k, price, total))
+
+
+def price_by_arithmetic(header: Header, rows: list[Row], total: int) -> int | None:
+    """Where no header cell names the unit price (its cell unread), the unnamed column whose
+    figure times the quantity is the line amount in most rows that print the three."""
+    qty = header.index("quantity")
+    if header.index("unit_price") is not None or qty is None or qty == total:
+        return None
+    return _by_arithmetic(header, rows, lambda k: (qty, k, total))
+
+
+def _by_arithmetic(header: Header, rows: list[Row], roles) -> int | None:
+    """The first unnamed column k whose (quantity, price, amount) columns `roles(k)` multiply
+    out in most rows that print the three, one of them at least with a quantity other than one."""
+    for k, col in enumerate(header.columns):
+        q, p, t = roles(k)
+        if col.kind is not None or len({q, p, t}) < 3:
+            continue
+        seen = hits = told = 0
+        for r in rows:
+            qv, pv, tv = r.number(q), r.amount(p), r.amount(t)
+            if qv is None or pv is None or tv is None:
+                continue
+            seen += 1
+            if matches(qv, pv, tv):
+                hits += 1
+                told += qv not in (0, 1)
+        if told and hits >= ARITHMETIC_SHARE * seen:
+            return k
+    return None

@@ -8,6 +8,7 @@ names a column kind in some vocabulary language (:data:`KIND_ORDER`).
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cached_property, lru_cache
@@ -26,6 +27,7 @@ AMOUNT_KINDS = ("net_amount", "gross_amount", "unit_price")
 
 # Cells: a gap this many line heights wide between two characters separates two cells.
 CELL_GAP_HEIGHTS, INSERTED_GAP_HEIGHTS = 0.9, 0.6
+TALL_LINE = 3.0  # times the page's median line height: a line of its own row
 SAME_CELL = 1.0  # points: the same text this close is printed twice, one cell
 FIGURES_ONLY = re.compile(r"[\d\s.,:/%'’()+\-–€$£¥₹]*")
 CURRENCY_ONLY = re.compile(
@@ -119,15 +121,22 @@ class Layout:
         return rates.pop() if len(rates) == 1 else None
 
     def rows(self, page: int) -> list[list[int]]:
-        """The page's lines in rows (lines sharing a baseline band), top to bottom."""
+        """The page's lines in rows (lines sharing a baseline band), top to bottom. A line
+        far taller than the page's text (a rule or a smudge read as a glyph) is a row of its
+        own: sharing a band with it would run several rows of the table into one."""
         got = self._rows.get(page)
         if got is None:
-            dt, got = self.dt, []
-            for i in dt.by_page.get(page, []):
-                if got and dt.same_row(dt.lines[got[-1][0]], dt.lines[i]):
+            dt, got, got_tall = self.dt, [], []
+            lines = dt.by_page.get(page, [])
+            usual = statistics.median(dt.lines[i].height for i in lines) if lines else 0.0
+            tall = [dt.lines[i].height > TALL_LINE * usual for i in lines]
+            for i, high in zip(lines, tall, strict=True):
+                if got and not high and not got_tall[-1] \
+                        and dt.same_row(dt.lines[got[-1][0]], dt.lines[i]):
                     got[-1].append(i)
                 else:
                     got.append([i])
+                    got_tall.append(high)
             self._rows[page] = got
         return got
 

@@ -10,6 +10,7 @@ columns reach from each header cell halfway to its neighbours.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 
 from ...geometry import DocText
@@ -28,6 +29,9 @@ STACKED_HEIGHTS, STACKED_CELL_CHARS, STACKED_ROWS = 1.6, 30, 4
 # (points) right of the cell and this far apart (in line heights), split it at a word boundary
 # this close (points) to the gap.
 FIGURE_ROWS, FIGURE_REACH, FIGURE_GAP_HEIGHTS, WORD_REACH = 8, 12, 0.5, 25
+# Figure columns right of a header's cells: right edges this close (points) are one column,
+# seen in at least this many rows.
+ALIGNED, FIGURE_COLUMN_ROWS = 6.0, 2
 TINY_HEIGHTS = 0.6  # lines this much smaller than the header's are no part of it
 # A labelled header field in a header row makes it a row of document facts, not a table header.
 FACT_FIELDS = ("invoice_number", "issue_date", "due_date", "amount_due", "purchase_order")
@@ -56,6 +60,9 @@ class Header:
     lines: frozenset[int]
     named: bool  # a description or quantity column names the table as an item table
     height: float  # of the header's text: lines far smaller are margin notes, not table rows
+    # its amount columns were not read but found from the figures below it: only the rows'
+    # arithmetic can say which holds the line amounts
+    unread: bool = False
 
     def index(self, kind: str) -> int | None:
         for k, col in enumerate(self.columns):
@@ -117,11 +124,41 @@ def header_columns(
         gross = kind == "gross_amount" or bool(V.tax_included.search(text))
         columns.append(Column(kind, min(c.x0 for c in g), max(c.x1 for c in g), text, gross))
         used.update(c.line for c in g)
+    spread(columns)
+    return columns, used
+
+
+def spread(columns: list[Column]) -> None:
+    """Let each column reach halfway to its neighbours, the outer ones to the page's edges."""
     for a, b in zip(columns, columns[1:]):
         a.right = b.left = (a.x1 + b.x0) / 2
     if columns:
         columns[0].left, columns[-1].right = float("-inf"), float("inf")
-    return columns, used
+
+
+def figure_columns(pg: Layout, rows: list[list[int]], columns: list[Column]) -> list[Column]:
+    """Unnamed columns of the figures printed right of a header's last cell in most of the
+    rows below it that print any there: the cells of a header OCR did not read ("Preço
+    unitário", "Total"), told by the figures' right edges, on which they align."""
+    edge = columns[-1].x1
+    found: list[list[tuple[float, float]]] = []  # per column: the (x0, x1) of its figures
+    rows_with = 0
+    for boxes in figure_boxes(pg, rows):
+        right = [(x0, x1) for x0, x1, _ in boxes if x0 > edge]
+        rows_with += bool(right)
+        for x0, x1 in right:
+            col = next((c for c in found if abs(c[0][1] - x1) <= ALIGNED), None)
+            if col is None:
+                found.append([(x0, x1)])
+            else:
+                col.append((x0, x1))
+    if rows_with < FIGURE_COLUMN_ROWS:
+        return []
+    return sorted(
+        (Column(None, min(b[0] for b in c), max(b[1] for b in c), "")
+         for c in found if len(c) * 2 > rows_with),
+        key=lambda c: c.x0,
+    )
 
 
 def is_fact_row(columns: list[Column]) -> bool:
@@ -213,7 +250,11 @@ def header_cells(pg: Layout, row: list[int]) -> list[Cell] | None:
     return out
 
 
-def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | None:
+def header_at(
+    pg: Layout, page: int, rows: list[list[int]], k: int, unread: bool = False
+) -> Header | None:
+    """The header at row k, if it is one; `unread`: also one naming the items' text or
+    quantity whose amount cells were not read (:func:`figure_columns`)."""
     dt = pg.dt
     cells = header_cells(pg, rows[k])
     if cells is None:
@@ -228,7 +269,15 @@ def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | 
     columns, used = header_columns(pg, main, pg.row_cells(stacked_lines(pg, rows, k)))
     kinds = {c.kind for c in columns}
     if not kinds & set(AMOUNT_KINDS):
-        return None
+        # a header naming the items' text and quantity, its amount cells unread: the figures
+        # below it right of its last cell give their columns
+        extra = figure_columns(pg, rows[k + 1 : k + 1 + FIGURE_ROWS], columns) \
+            if unread and kinds & {"description", "quantity"} else []
+        if not extra:
+            return None
+        columns = [*columns, *extra]
+        spread(columns)
+    unread = not kinds & set(AMOUNT_KINDS)
     named = bool(kinds & {"description", "quantity"})
     unnamed = sum(1 for c in columns if c.kind is None)
     if not named and unnamed < UNNAMED_TEXT_COLUMNS:
@@ -238,16 +287,19 @@ def header_at(pg: Layout, page: int, rows: list[list[int]], k: int) -> Header | 
     sidebar = {c.line for c in pg.row_cells(rows[k])} - {c.line for c in cells}
     lines = frozenset(i for i in rows[k] if i not in sidebar) | frozenset(used)
     bottom = min(dt.lines[i].y0 for i in lines)
-    return Header(page, columns, bottom, lines, named, dt.lines[cells[0].line].height)
+    # the height of its usual cell: one cell misread as a tall glyph ("N.º" as "E") sets it not
+    height = statistics.median(dt.lines[c.line].height for c in cells)
+    return Header(page, columns, bottom, lines, named, height, unread)
 
 
-def page_headers(pg: Layout, page: int, rows):
-    """(row index, header) of every header row on the page (a stacked line is no header)."""
+def page_headers(pg: Layout, page: int, rows, unread: bool = False):
+    """(row index, header) of every header row on the page (a stacked line is no header);
+    `unread`: headers whose amount cells were not read too."""
     taken: Header | None = None
     for k in range(len(rows)):
         if taken is not None and of_header(pg.dt, taken, rows[k]):
             continue
-        h = header_at(pg, page, rows, k)
+        h = header_at(pg, page, rows, k, unread)
         if h is not None:
             taken = h
             yield max(n for n, r in enumerate(rows) if n == k or of_header(pg.dt, h, r)), h

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from ...document import LINE_ITEM_KEYS
 from ...values.amounts import parse_percent
-from .amounts import CENTS, HUNDRED, matches
+from .amounts import CENT, CENTS, HUNDRED, matches
 from .cells import to_decimal
 from .header import Header
 from .rows import Row
@@ -49,6 +49,9 @@ def item_blocks(rows: list[Row], total: int, header: Header, leading: bool) -> l
     far = ITEM_GAP_PITCHES * row_pitch(rows)
     blocks: list[list[Row]] = []
     pending: list[Row] = []
+    # numbered rows: text far below an item is its own only when another item follows (the
+    # table's end unread, a footer is no item's text)
+    trailing: list[Row] = []
     prev = None
     for r in rows:
         starts = is_position(r, header) if by_position else r.amount(total) is not None
@@ -56,10 +59,14 @@ def item_blocks(rows: list[Row], total: int, header: Header, leading: bool) -> l
             if not blocks and not leading:  # a continued page: from its first amount on
                 first = [n for n, p in enumerate(pending) if p.amount(total) is not None]
                 pending = pending[first[0] :] if first else []
+            if blocks:
+                blocks[-1].extend(trailing)
             blocks.append([*pending, r])
-            pending = []
+            pending, trailing = [], []
         elif not blocks or pending or (not by_position and prev.y1 - r.y1 > far):
             pending.append(r)
+        elif trailing or prev.y1 - r.y1 > far:
+            trailing.append(r)
         else:
             blocks[-1].append(r)
         prev = r
@@ -124,6 +131,8 @@ def description_of(rows: list[Row], header: Header, total: int) -> str | None:
 # tax: 8.875): a figure of a "Tax" column above it is the line's tax amount, not its rate.
 MAX_VAT_RATE, RATE_DECIMALS = Decimal(30), 3
 IMPLAUSIBLE_RATE = "_implausible_rate"  # an item's mark: its rate column printed no rate
+# A row's VAT or gross amount agrees with quantity × price to a cent and this share of it.
+AGREES = Decimal("0.001")
 
 
 def plausible_rate(rate: Decimal | None) -> bool:
@@ -142,12 +151,21 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
     if price_col is not None and price_col != total:
         price = next((r.amount(price_col) for r in rows if r.amount(price_col) is not None), None)
     qty = quantity_of(rows, header.index("quantity"))
+    if qty is not None and price is not None and qty % 10 and not matches(qty, price, amount):
+        # a decimal separator lost ("145" for "14.5"), where the arithmetic says so; not a
+        # round figure ("10000 kWh" priced per 10), which no lost separator makes
+        qty = next((q for q in (qty / 10, qty / 100) if matches(q, price, amount)), qty)
     rate = rate_of(rows, header)
     if rate is not None and not plausible_rate(rate):
         item[IMPLAUSIBLE_RATE] = True
         rate = None
     gross_price = price_col is not None and header.columns[price_col].gross
     gross = header.columns[total].gross
+    if not (gross or gross_price) and misread_amount(anchor, header, total, qty, price, rate):
+        amount = (qty * price).quantize(CENTS)
+    elif (qty is not None and price is not None and amount == amount.to_integral_value()
+          and not matches(qty, price, amount) and matches(qty, price, amount / HUNDRED)):
+        amount = amount / HUNDRED  # its decimal separator lost ("15748" for 157,48)
     vat = rate if rate is not None or not (gross or gross_price) else doc_rate
     item.update(
         description=description_of(rows, header, total),
@@ -157,6 +175,24 @@ def make_item(rows: list[Row], header: Header, total: int, doc_rate: Decimal | N
         net_amount=net_amount_of(amount, qty, price, vat, gross, gross_price),
     )
     return item
+
+
+def misread_amount(row: Row, header: Header, total: int, qty, price, rate) -> bool:
+    """Is the row's amount misread (a digit lost: "52,99" for "252,99")? It is where it is not
+    quantity × price but the row prints the VAT of quantity × price at the row's rate, or that
+    plus the VAT (its gross amount), to a cent and a thousandth."""
+    if qty is None or price is None or not rate:  # at 0 % the VAT and gross tell nothing
+        return False
+    amount = row.amount(total)
+    if amount is None or matches(qty, price, amount):
+        return False
+    net = qty * price
+    tolerance = CENT + abs(net) * AGREES
+    told = (header.index("unit_price"), header.index("quantity"), total)
+    others = [f.value for k, fs in row.numbers.items() if k not in told for f in fs
+              if not f.percent and abs(f.value - net) > tolerance]  # the price printed again
+    return any(abs(net * rate / HUNDRED - v) <= tolerance
+               or abs(net * (HUNDRED + rate) / HUNDRED - v) <= tolerance for v in others)
 
 
 def excluding_vat(value: Decimal | None, rate: Decimal | None) -> Decimal | None:

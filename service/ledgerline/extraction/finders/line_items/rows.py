@@ -29,6 +29,10 @@ TIME_OR_DATE = re.compile(
     r"|\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2})(?![\d.,:/-]?\d)"
 )
 
+STRAY = re.compile(r"^[\W_]+")  # marks before a cell's words
+# A figure with one decimal ("22.5" hours, "6,6" m), which no amount prints: a quantity.
+ONE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,7}[.,]\d(?![\d.,]?\d)")
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -46,6 +50,9 @@ class Row:
     numbers: dict[int, list[Figure]] = field(default_factory=dict)
     texts: dict[int, list[str]] = field(default_factory=dict)
     first: Cell | None = None  # the leftmost cell
+    # The row's label: the leftmost cell and the worded cells right after it, folded and joined
+    # ("Brought" / "forward", "Net" / "amount:": OCR parts a label's words at a wide space)
+    label: str = ""
     worded: list[tuple[int | None, Cell]] = field(default_factory=list)  # (column, cell)
     whole: bool = True  # whole numbers count as amounts (the table prints them so)
 
@@ -80,6 +87,7 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
     row = Row(lines, min(dt.lines[i].y0 for i in lines), max(dt.lines[i].y1 for i in lines))
     cells = pg.row_cells(lines)
     row.first = cells[0] if cells else None
+    label, labelling = [], True
     for c in cells:
         ln = dt.lines[c.line]
         rest = list(ln.text[c.start : c.end])
@@ -98,6 +106,15 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                 rest[s - c.start : e - c.start] = " " * (e - s)
         text = "".join(rest).strip()
         worded = not FIGURES_ONLY.fullmatch(text) and not CURRENCY_ONLY.match(text.lower())
+        if not worded:
+            for m in ONE_DECIMAL.finditer("".join(rest)):
+                s, e = c.start + m.start(), c.start + m.end()
+                percent = ln.text[e : e + 3].lstrip().startswith("%")
+                value = Decimal(m.group().replace(",", "."))
+                figures.append((Figure(value, False, percent, False), ln.span_bbox(s, e)))
+        labelling = labelling and (worded or not label)
+        if labelling:
+            label.append(c.folded)
         col = column_of(header, c.x0, c.x1)
         if worded:
             row.texts.setdefault(col, []).append(c.text.strip())
@@ -108,6 +125,7 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
             # cell starts; bare figures run together ("2,535.00 18.00") each stand in their own
             at = starts_in if worded else column_of(header, box[0], box[2])
             row.numbers.setdefault(at, []).append(figure)
+    row.label = " ".join(label)
     return row
 
 
@@ -147,7 +165,7 @@ def closes_table(header: Header, row: Row) -> bool:
     the items at their rate?"""
     if row.first is None:
         return False
-    f = row.first.folded
+    f = row.label
     if V.totals_row.match(f) or V.item_section.match(f) or strong_total_label(f):
         return True
     if rated_tax_label(f) and not priced(header, row):
@@ -160,7 +178,7 @@ def closes_table(header: Header, row: Row) -> bool:
         return True  # "Kwota należności ogółem: 33 569,50" printed under the price columns
     desc_x0 = header.columns[desc].x0 if desc is not None else header.columns[0].x0
     return (
-        f.endswith(":")
+        row.first.folded.endswith(":")
         and row.first.x0 < desc_x0 - SECTION_LEFT_OF_DESCRIPTION
         and not row.numbers
     )
@@ -168,7 +186,14 @@ def closes_table(header: Header, row: Row) -> bool:
 
 def carried_forward(row: Row, header: Header) -> bool:
     """A row repeating the running sum at a page break ("Übertrag", "Transport", "c/f")."""
-    if row.first is None or not V.carried_forward.match(row.first.folded):
+    if row.first is None:
+        return False
+    # the label may follow a stray mark or a position number OCR made of a smudge ("as _ Suma
+    # y sigue", "3 Suma anterior"), under the figures' columns ("Transporte y embalaje" in the
+    # description column is an item)
+    desc = header.index("description")
+    labels = [row.label, *(STRAY.sub("", c.folded) for k, c in row.worded if k != desc)]
+    if not any(V.carried_forward.match(f) for f in labels):
         return False
     return not priced(header, row)
 
