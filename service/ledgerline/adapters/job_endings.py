@@ -57,9 +57,18 @@ class JobEndings:
         finally:
             watching.close()
 
+    def listen(self) -> None:
+        """Open the channel from other processes now (it is opened by the first watch
+        otherwise). Opening it starts a listener and may yield to other requests: an upload
+        that will watch inside its transaction listens before the transaction begins, since
+        on SQLite another request's write then waits for the lock in C, holding up every
+        request of the process, while the transaction that holds the lock cannot go on."""
+        self._open_channel()
+
     def start_watching(self, job_id: str) -> Watching:
         """`watch` for a caller that closes it itself: an upload that starts watching its job
-        before the transaction that records it commits, so that no end can come unseen."""
+        before the transaction that records it commits, so that no end can come unseen. Only
+        a look-up under a lock once `listen` has run: nothing here yields."""
         self._open_channel()
         watching = Watching(self, job_id)
         with self._lock:

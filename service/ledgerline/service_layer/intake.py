@@ -209,6 +209,8 @@ def _submit(services: Services, job: NewJob, new_blob: tuple[str, int] | None, *
     `watch`: the job doing the work is watched from inside the transaction, before it commits.
     Until then no worker can end it: its own job is not yet visible, and a job in flight it
     joins is held by the join's lock (FOR SHARE; SQLite's write lock)."""
+    if watch:
+        services.job_endings.listen()  # never inside the transaction: see listen()
     for attempt in range(CONTENTION_RETRIES):
         watching = None
         try:
