@@ -304,9 +304,8 @@ def _adjustment_label(lang: _Languages, words: list[str]) -> re.Pattern:
     return re.compile(rf"^(?:(?:{lead})\s+)?(?:{_alt(words)})(?!\w)")
 
 
-def _item_table_header(lang: _Languages) -> re.Pattern:
+def _item_table_header(headers: dict[str, re.Pattern]) -> re.Pattern:
     """A description or a quantity column header: the header row of a line-item table."""
-    headers = _column_headers(lang)
     return re.compile(f"{headers['description'].pattern}|{headers['quantity'].pattern}")
 
 
@@ -352,6 +351,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
     """Compile the vocabulary of these languages."""
     lang = _Languages(languages)
     contexts = _contexts(lang)
+    headers = _column_headers(lang)
 
     def rx(frame: str, name: str) -> re.Pattern:
         return re.compile(frame.format(lang.alt(name)))
@@ -383,13 +383,13 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         totals_row=rx(r"^(?:{})\b", "TOTALS_ROWS"),
         item_section=rx(r"^(?:{})", "ITEM_SECTIONS"),
         carried_forward=rx(r"^(?:{})(?!\w)", "CARRIED_FORWARD"),
-        column_headers=_column_headers(lang),
+        column_headers=headers,
         line_amount_label=rx(r"^(?:{})(?!\w)", "LINE_AMOUNT_LABELS"),
         allowance_label=_adjustment_label(
-            lang, lang.phrases("ALLOWANCES") + [_column_headers(lang)["discount"].pattern]
+            lang, lang.phrases("ALLOWANCES") + [headers["discount"].pattern]
         ),
         charge_label=_adjustment_label(lang, lang.phrases("CHARGES")),
-        item_table_header=_item_table_header(lang),
+        item_table_header=_item_table_header(headers),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),

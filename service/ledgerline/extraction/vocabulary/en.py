@@ -163,13 +163,13 @@ CARRIED_FORWARD = (
 )
 # Words that mark a column's figures as including VAT.
 GROSS_WORDS = ("gross",)
-# Line-item column headers, by the column they name.
 # A document-level allowance or charge, at the start of its row's label ("Discount 5 %",
 # "Summe Zuschläge"): what takes the items' sum to the net total. The discount column's words
 # name allowances too, and so does an agency's commission, which a broadcaster's invoice
 # deducts from the gross billing of the spots to give what it is owed.
 ALLOWANCES = (r"allowances?", r"rebates?", r"(?:agency\s+)?commission")
 CHARGES = (r"surcharges?", r"charges?")
+# Line-item column headers, by the column they name.
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:vat|tax|tax\s+rate|vat\s+rate|vat\s*%|tax\s*%)\b",),
     "quantity": (r"\b(?:qty|quantity|units?|hours)\b",),
