@@ -20,16 +20,22 @@ CLIENTS = 12
 
 
 class SlowBody:
-    """A request body that trickles in, so that uploads are in flight when the process dies."""
+    """A request body that trickles in, so that uploads are in flight when the process dies.
+    With `hold`, it stops after its first chunk until `hold` is set: the small corpus PDFs are
+    one or two chunks, and without a hold the process chosen to die could have answered all its
+    uploads between being chosen and being killed."""
 
-    def __init__(self, data: bytes, chunk: int = 4096, pause: float = 0.02):
-        self.data, self.chunk, self.pause, self.pos = data, chunk, pause, 0
+    def __init__(self, data: bytes, chunk: int = 1024, pause: float = 0.02,
+                 hold: threading.Event | None = None):
+        self.data, self.chunk, self.pause, self.pos, self.hold = data, chunk, pause, 0, hold
 
     def __len__(self) -> int:
         return len(self.data)
 
     def read(self, size: int = -1) -> bytes:
         time.sleep(self.pause)
+        if self.hold is not None and self.pos:
+            self.hold.wait(timeout=30)
         size = self.chunk if size is None or size < 0 else min(size, self.chunk)
         piece = self.data[self.pos:self.pos + size]
         self.pos += len(piece)
@@ -43,10 +49,13 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
     bodies = [variant(sources[i % len(sources)], f"crash-{i}") for i in range(UPLOADS)]
     answers: dict[int, object] = {}
     done = threading.Semaphore(0)
+    killed = threading.Event()
 
     def upload(i: int):
+        # The first quarter flows freely; the rest wait mid-body until the kill.
+        hold = killed if i >= UPLOADS // 4 else None
         try:
-            answers[i] = production.upload(SlowBody(bodies[i]), timeout=30,
+            answers[i] = production.upload(SlowBody(bodies[i], hold=hold), timeout=60,
                                            **{"Idempotency-Key": f'"crash-{i}"'})
         except requests.RequestException as exc:
             answers[i] = exc
@@ -58,8 +67,11 @@ def test_an_api_process_killed_during_uploads_loses_nothing_it_acknowledged(prod
             pool.submit(upload, i)
         for _ in range(UPLOADS // 4):
             done.acquire()
-        victim = busiest(production.api_pids(), port)
-        os.kill(victim, signal.SIGKILL)
+        try:
+            victim = busiest(production.api_pids(), port)
+            os.kill(victim, signal.SIGKILL)
+        finally:
+            killed.set()
 
     acknowledged = {i: r for i, r in answers.items()
                     if isinstance(r, requests.Response) and 200 <= r.status_code < 300}
