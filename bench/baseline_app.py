@@ -29,7 +29,7 @@ def store_file(account: str):
     spooled = spool(request.stream, settings.max_upload_bytes, settings.spool_dir)
     try:
         key = original_key(account, spooled.content_hash)
-        store.put_file(key, spooled.path(), spooled.sha256())
+        store.put_file(key, spooled.source(), spooled.sha256())
     finally:
         spooled.discard()
     return jsonify({"content_hash": spooled.content_hash, "key": key}), 201

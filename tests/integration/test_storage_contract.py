@@ -31,10 +31,12 @@ def write(tmp_path, data: bytes) -> str:
     return str(path)
 
 
-def test_put_then_get_returns_the_same_bytes(store, tmp_path):
+@pytest.mark.parametrize("given", ["file", "bytes"])
+def test_put_then_get_returns_the_same_bytes(store, tmp_path, given):
     data = b"%PDF-1.7\n" + bytes(range(256)) * 5000
     key = original_key("acme", "blake3:" + "ab" * 32)
-    store.put_file(key, write(tmp_path, data), hashlib.sha256(data).digest())
+    source = write(tmp_path, data) if given == "file" else data  # a large upload's, a small's
+    store.put_file(key, source, hashlib.sha256(data).digest())
     assert store.exists(key)
     out = io.BytesIO()
     store.get_to_file(key, out)
@@ -52,11 +54,13 @@ def test_missing_objects_are_not_found(store):
         store.open_stream(key)
 
 
-def test_a_wrong_checksum_is_refused_and_nothing_is_stored(store, tmp_path):
+@pytest.mark.parametrize("given", ["file", "bytes"])
+def test_a_wrong_checksum_is_refused_and_nothing_is_stored(store, tmp_path, given):
     data = b"%PDF-1.7\n corrupted in transit"
     key = original_key("acme", "blake3:" + "cd" * 32)
+    source = write(tmp_path, data) if given == "file" else data
     with pytest.raises(StorageUnavailable):
-        store.put_file(key, write(tmp_path, data), hashlib.sha256(b"other bytes").digest())
+        store.put_file(key, source, hashlib.sha256(b"other bytes").digest())
     assert not store.exists(key)
 
 

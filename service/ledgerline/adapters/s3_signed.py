@@ -93,12 +93,16 @@ class SignedRequests:
         HeadObject decides then (a 404, a refusal, a dropped connection, a 5xx)."""
         return self._answered_ok("HeadObject", key, "HEAD")
 
-    def put(self, key: str, path: str, sha256: bytes) -> bool:
-        """Store the file at `path` under `key`, checked by the store against `sha256`; True on
-        a 200. False says nothing was confirmed: the client's PutObject then sends the bytes
-        again (the same bytes under the same key: a write that did land is only repeated)."""
+    def put(self, key: str, source: str | bytes, sha256: bytes) -> bool:
+        """Store the file at `source` (or `source` itself, its bytes) under `key`, checked by
+        the store against `sha256`; True on a 200. False says nothing was confirmed: the
+        client's PutObject then sends the bytes again (the same bytes under the same key: a
+        write that did land is only repeated)."""
+        if isinstance(source, bytes):
+            return self._answered_ok("PutObject", key, "PUT", body=source, sha256=sha256,
+                                     size=len(source))
         try:
-            with open(path, "rb") as body:
+            with open(source, "rb") as body:
                 return self._answered_ok("PutObject", key, "PUT", body=body, sha256=sha256,
                                          size=os.fstat(body.fileno()).st_size)
         except OSError:

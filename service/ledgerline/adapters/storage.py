@@ -5,18 +5,35 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import urlparse
 
 from ..ports.storage import (ORIGINALS_PREFIX, IntegrityError, ObjectNotFound, ObjectStore,
                              StorageUnavailable, StoredObject, Writable)
 
 S3_DELETE_BATCH = 1000  # DeleteObjects takes at most this many keys
+
+
+def _chunks(source: str | bytes) -> Iterator[bytes]:
+    """The bytes of an object to store: `source` itself, or read from the file it names."""
+    if isinstance(source, bytes):
+        yield source
+        return
+    with open(source, "rb") as src:
+        while chunk := src.read(1 << 20):
+            yield chunk
+
+
+def _body(source: str | bytes) -> BinaryIO:
+    """A request body of the object to store, as a file object the caller closes."""
+    return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
 
 
 class LocalObjectStore:
@@ -30,15 +47,15 @@ class LocalObjectStore:
             raise ValueError(f"key escapes the store: {key!r}")
         return path
 
-    def put_file(self, key: str, path: str, sha256: bytes) -> None:
+    def put_file(self, key: str, source: str | bytes, sha256: bytes) -> None:
         dest = self._path(key)
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".incoming-")
             try:
                 digest = hashlib.sha256()
-                with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
-                    while chunk := src.read(1 << 20):
+                with os.fdopen(fd, "wb") as out:
+                    for chunk in _chunks(source):
                         digest.update(chunk)
                         out.write(chunk)
                     out.flush()
@@ -126,14 +143,14 @@ class S3ObjectStore:
         """Where a service that reads S3 itself (Textract) finds the object."""
         return {"Bucket": self.bucket, "Name": self._key(key)}
 
-    def put_file(self, key: str, path: str, sha256: bytes) -> None:
+    def put_file(self, key: str, source: str | bytes, sha256: bytes) -> None:
         """A signed PUT over the client's connections (s3_signed.py), checked by the store
         against `sha256`; anything but a 200 goes to the client's PutObject, with its retries
         and error codes."""
-        if self._signed.put(self._key(key), path, sha256):
+        if self._signed.put(self._key(key), source, sha256):
             return
         try:
-            with open(path, "rb") as body:
+            with _body(source) as body:
                 self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=body,
                                        ChecksumSHA256=base64.b64encode(sha256).decode())
         except self._errors as exc:

@@ -62,8 +62,9 @@ class StoredObject:
 
 
 class ObjectStore(Protocol):
-    def put_file(self, key: str, path: str, sha256: bytes) -> None:
-        """Store the file durably; `sha256` is its digest, verified by the store."""
+    def put_file(self, key: str, source: str | bytes, sha256: bytes) -> None:
+        """Store the file at `source` (a path), or `source` itself (its bytes), durably;
+        `sha256` is its digest, verified by the store."""
 
     def get_to_file(self, key: str, dest: Writable) -> None: ...
 

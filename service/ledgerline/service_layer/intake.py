@@ -189,7 +189,7 @@ def _store_original(services: Services, account: str, spooled: Spooled, *,
     services.db.let_go()  # no pooled connection is held while the object store works
     key = original_key(account, spooled.content_hash)
     try:
-        services.store.put_file(key, spooled.path(), spooled.sha256())
+        services.store.put_file(key, spooled.source(), spooled.sha256())
     except StorageUnavailable as exc:
         raise Unavailable("storage is unavailable; nothing was accepted") from exc
     return key, spooled.size

@@ -1,9 +1,10 @@
 """Take in an upload, hashing it and enforcing the size cap mid-read.
 
-An upload that fits in IN_MEMORY_BYTES stays in memory, and a file is written only when a miss
-stores it: a cache hit, the common case, never creates, writes and deletes a temporary file
-(a tenth of a hit's time in process). A larger one streams to a temporary file as it arrives,
-so an API process holds at most IN_MEMORY_BYTES of each upload.
+An upload that fits in IN_MEMORY_BYTES stays in memory, and no file is ever written for it: a
+cache hit, the common case, never creates, writes and deletes a temporary file (a tenth of a
+hit's time in process), and a miss hands the object store the bytes themselves. A larger one
+streams to a temporary file as it arrives, so an API process holds at most IN_MEMORY_BYTES of
+each upload.
 
 A body is whole only when it holds every byte its Content-Length announced: a server hands the
 application a connection's early end as the end of the body, so the spool counts (a chunked
@@ -37,21 +38,15 @@ class Spooled:
     content_hash: str  # "blake3:<hex>"
     format: Format = Format.PDF  # told by the content, never by a name or header
     held: bytes | None = None  # the upload, when it fits in memory
-    directory: str | None = None  # where its file goes
-    _path: str | None = field(default=None, repr=False)
+    _path: str | None = field(default=None, repr=False)  # its file, when it did not
 
-    def path(self) -> str:
-        """A file holding the upload; written now for one held in memory."""
-        if self._path is None:
-            with _writing():
-                fd, path = tempfile.mkstemp(prefix="upload-", dir=self.directory)
-                try:
-                    with os.fdopen(fd, "wb") as out:
-                        out.write(self.held)
-                except BaseException:
-                    os.unlink(path)
-                    raise
-            self._path = path
+    def source(self) -> str | bytes:
+        """What the object store writes: the upload's bytes when held in memory (a miss
+        writes no spool file for them, to read back and delete), else the path of its file."""
+        if self.held is not None:
+            return self.held
+        if self._path is None:  # never: spool() holds the bytes or writes their file
+            raise ValueError("a spooled upload holds its bytes or has a file")
         return self._path
 
     def sha256(self) -> bytes:
@@ -120,7 +115,7 @@ def spool(stream: BinaryIO, max_bytes: int, directory: str | None = None, *,
                 os.unlink(path)
         raise
     return Spooled(size=size, content_hash=f"blake3:{hasher.hexdigest()}", format=kind,
-                   held=None if out else bytes(held), directory=directory, _path=path)
+                   held=None if out else bytes(held), _path=path)
 
 
 @contextlib.contextmanager

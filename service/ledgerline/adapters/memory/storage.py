@@ -20,9 +20,12 @@ class MemoryObjectStore:
         self._bytes: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
-    def put_file(self, key: str, path: str, sha256: bytes) -> None:
-        with open(path, "rb") as f:
-            data = f.read()
+    def put_file(self, key: str, source: str | bytes, sha256: bytes) -> None:
+        if isinstance(source, bytes):
+            data = source
+        else:
+            with open(source, "rb") as f:
+                data = f.read()
         if hashlib.sha256(data).digest() != sha256:
             raise IntegrityError(f"checksum mismatch writing {key}")
         with self._lock:
