@@ -136,6 +136,7 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
                 or not any(c.isdigit() for c in tok)
                 or date_like
                 or _AMOUNT_LIKE.fullmatch(tok)
+                or _PHONE_SHAPED.fullmatch(value)
             ):
                 continue
             for c in _cands(dt, ID_FIELDS, i, value, s, e, PAGE_ID, start=s, date_like=date_like):
@@ -143,6 +144,9 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     return out
 
 
+# A telephone number as North America prints it ("123-456-7890", "(412) 237-1100"): unlabelled,
+# it is a contact's, never an invoice's or an order's number.
+_PHONE_SHAPED = re.compile(r"\(?\d{3}\)?[-. ]?\d{3}[-.]\d{4}")
 _LEAD_LETTERS = re.compile(r"\D+")
 
 
