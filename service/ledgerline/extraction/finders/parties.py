@@ -61,6 +61,8 @@ def _clean(text: str) -> str | None:
         return None
     if _LOGO_PLACEHOLDER.fullmatch(t) or _ENCODED.fullmatch(t):
         return None
+    if not _LETTERS.search(V.legal_form.sub(" ", fold(t))):
+        return None  # a legal form alone ("SE" read off a stamp): no company's name
     return t
 
 
@@ -426,8 +428,6 @@ def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
         got = _first_part(dt.lines[i].text[off:])
         if not got or not printed_legal_form(got[0]) or V.not_name.search(got[0].lower()):
             continue
-        if not _LETTERS.search(V.legal_form.sub(" ", fold(got[0]))):
-            continue  # a legal form alone ("SE" read from a stamp): no company's name
         got = (got[0], got[1] + off, got[2] + off)
         ry = dt.relative_y(i)
         margin = ry > LETTERHEAD_ZONE or ry < FOOTER_ZONE
