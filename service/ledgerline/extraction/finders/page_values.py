@@ -147,7 +147,7 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
 
 # A telephone number as North America prints it ("123-456-7890", "(412) 237-1100"): unlabelled,
 # it is a contact's, never an invoice's or an order's number.
-_PHONE_SHAPED = re.compile(r"(?<![\w-])\(?\d{3}\)?[-. ]?\d{3}[-.]\d{4}(?![\w-])")
+_PHONE_SHAPED = re.compile(r"(?<![\w-])\(?\d{3}\)?[-. ]\d{3}[-.]\d{4}(?![\w-])")
 _LEAD_LETTERS = re.compile(r"\D+")
 
 

@@ -71,7 +71,7 @@ _LOGO_PLACEHOLDER = re.compile(r"(?:your|company|insert|place)?\s*logo(?:\s+here
                                re.IGNORECASE)
 # Base64 text (a digital seal's last line, "uS3mW/sLQOHHBUheLQ=="): one word of letters and
 # digits with the signs only that encoding prints; no name is written so.
-_ENCODED = re.compile(r"(?=[^ ]*[+/=])(?=[^ ]*[a-z])(?=[^ ]*[A-Z])[A-Za-z0-9+/]{12,}={0,2}")
+_ENCODED = re.compile(r"(?=\S*[+/=])(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9+/]{16,}={0,2}")
 
 
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
@@ -129,10 +129,13 @@ SENTENCE_WORDS, SENTENCE_LOWER_WORDS = 6, 4
 
 def _running_text(text: str) -> bool:
     """Is the line a sentence of the page ("We warrant that the actual broadcast information
-    ...")? A name of six words or more has at most a few in lower case ("de", "und")."""
-    words = text.split()
+    ...")? A name of six words or more has few words of four letters or more in lower case
+    besides its particles ("Communauté de communes du Val de Loire"). Only the line's leading
+    part is asked: an address or a description may follow the name."""
+    got = _first_part(text)
+    words = got[0].split() if got else []
     return (len(words) >= SENTENCE_WORDS
-            and sum(w[:1].islower() for w in words) >= SENTENCE_LOWER_WORDS)
+            and sum(w[:1].islower() and len(w) >= 4 for w in words) >= SENTENCE_LOWER_WORDS)
 
 
 # A house number and a street word: an address line, which no party's name starts like.

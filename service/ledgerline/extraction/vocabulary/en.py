@@ -29,7 +29,7 @@ LABELS = {
     ],
     "issue_date": [
         (
-            r"\b(?:invoice|billing|issue|bill|tax invoice)\s*date\b"
+            r"\b(?:invoice|inv\.?|billing|issue|bill|tax invoice)\s*date\b"
             r"|\bdate\s+(?:of\s+)?(?:invoice|issue)\b"
             r"|\bdate issued\b|\binvoice dated\b",
             1.0,
