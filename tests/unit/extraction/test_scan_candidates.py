@@ -3,6 +3,8 @@ a way OCR'd receipts and templates do, and what OCR or a template prints that is
 an invoice number (finders/currency.py, finders/parties.py, finders/page_values.py)."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 from cell_pages import page_of
 
 from ledgerline.extraction.choice.currency import choose_currency
@@ -85,3 +87,13 @@ def test_an_unlabelled_phone_number_is_no_invoice_number():
     numbers = {c.value for c in find_candidates(dt).fields["invoice_number"]}
     assert "INV-26-A0001" in numbers
     assert not numbers & {"123-456-7890", "(412) 237-1100", "237-1100"}
+
+
+def test_an_amount_ocr_read_with_a_space_after_its_thousands_separator():
+    from ledgerline.extraction.values.amounts import find_amounts
+
+    text = "$300, 000.00"
+    assert [(a[0], a[1], a[2]) for a in find_amounts(text, ".")] == [
+        (Decimal("300000.00"), 0, len(text))]
+    # without decimals under the other mark, a comma and a space part two numbers
+    assert [a[0] for a in find_amounts("5, 100", ".")] == [Decimal("5"), Decimal("100")]
