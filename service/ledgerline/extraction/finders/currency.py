@@ -27,6 +27,8 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
         t = ln.text
         for m in ISO_CODE.finditer(t):
             code = m.group(0)
+            if _LEGAL_FORM_BEFORE.search(t, 0, m.start()):
+                continue  # "IKANO HANDEL SDN BHD": a company's legal form, not Bahrain's dinar
             if code in CURRENCIES and (dt.amounts(i) or len(t) < SHORT_LINE_CHARS):
                 out.append(_mention(dt, i, code, m.start(), m.end(), "iso_code", CODE_VOTES))
         for sym, code in SYMBOLS.items():
@@ -55,6 +57,10 @@ def currency_mentions(dt: DocText) -> list[Candidate]:
             out.append(_mention(dt, i, "USD", s, s + 1, "dollar_sign", 0))
             break
     return out
+
+
+# Malaysia's "Sdn Bhd" (Sendirian Berhad): the code after it is the company's legal form.
+_LEGAL_FORM_BEFORE = re.compile(r"\bsdn\.?\s*$", re.IGNORECASE)
 
 
 @cache
@@ -94,8 +100,10 @@ def _beside_amounts(dt: DocText, i: int) -> list[Candidate]:
 
 
 # Where the page tells the issuer's country: the country part of VAT ids and IBANs, web and mail
-# domains, international phone prefixes, a Canadian postcode, the language of the labels.
-_VAT_OR_IBAN = re.compile(r"\b([A-Z]{2})(?=[\s.-]?\d{2}[\dA-Z\s.-]{6,})")
+# domains, international phone prefixes, a Canadian postcode, the language of the labels. A VAT
+# id or IBAN is read within its line: across line ends, "BONE-IN" over a column of figures, or
+# an order number "IN000008" over the next label, would read as India's.
+_VAT_OR_IBAN = re.compile(r"\b([A-Z]{2})(?=[ .-]?\d{2}[\dA-Z .-]{6,})")
 _DOMAIN = re.compile(r"(?:www\.|@)[a-z0-9.-]+\.([a-z]{2})\b")
 _CA_POSTCODE = re.compile(r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b")
 # Addresses: a US state and its ZIP code ("Huntington, WV 25701"), a Canadian province and its
@@ -110,6 +118,9 @@ _CA_ADDRESS = re.compile(
     r"\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT)\.?\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d\b"
 )
 _AU_ADDRESS = re.compile(r"\b(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s+\d{4}\b")
+# An Australian Business Number ("ABN 51 824 753 556"; a template's "ABN xx xxx xxx xxx"), never
+# the Dutch bank ABN AMRO.
+_AU_BUSINESS_NUMBER = re.compile(r"\bABN\b[:.]?\s*(?:\d{2}|[xX]{2})\b")
 COUNTRY_NAMES = (
     (re.compile(r"\b(?:usa|u\.s\.a\.?|united states(?: of america)?)\b"), "US"),
     (re.compile(r"\bcanad(?:a|ian)\b"), "CA"),
@@ -118,6 +129,7 @@ COUNTRY_NAMES = (
     (re.compile(r"\bsingapore\b"), "SG"),
     (re.compile(r"\bhong kong\b"), "HK"),
     (re.compile(r"\bmexico\b|\bmexicanos?\b"), "MX"),
+    (re.compile(r"\bindia\b"), "IN"),
 )
 ADDRESS_VOTES = 2  # an address or a country's name says as much as a VAT id
 # International calling codes of the countries in COUNTRY_CODES. A code is read whole: +358
@@ -169,7 +181,8 @@ def issuer_country(dt: DocText) -> str | None:
         votes[PHONE_COUNTRIES[m.group(1)]] += 1
     if _CA_POSTCODE.search(text):
         votes["CA"] += 1
-    for rx, cc in ((_US_ADDRESS, "US"), (_CA_ADDRESS, "CA"), (_AU_ADDRESS, "AU")):
+    for rx, cc in ((_US_ADDRESS, "US"), (_CA_ADDRESS, "CA"), (_AU_ADDRESS, "AU"),
+                   (_AU_BUSINESS_NUMBER, "AU")):
         if rx.search(text):
             votes[cc] += ADDRESS_VOTES
     for rx, cc in COUNTRY_NAMES:

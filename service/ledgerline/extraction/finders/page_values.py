@@ -117,6 +117,7 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
         if not labelled and not any(c.isdigit() for c in text):
             continue
         dates = _date_spans(text, dt.month_first)
+        phones = [p.span() for p in _PHONE_SHAPED.finditer(text)]
         for m in _ID_TOKEN.finditer(text):
             tok = m.group(0).rstrip(".:-")
             s, e = m.start(), m.start() + len(tok)
@@ -136,6 +137,7 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
                 or not any(c.isdigit() for c in tok)
                 or date_like
                 or _AMOUNT_LIKE.fullmatch(tok)
+                or any(ps <= s and e <= pe for ps, pe in phones)
             ):
                 continue
             for c in _cands(dt, ID_FIELDS, i, value, s, e, PAGE_ID, start=s, date_like=date_like):
@@ -143,6 +145,9 @@ def id_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     return out
 
 
+# A telephone number as North America prints it ("123-456-7890", "(412) 237-1100"): unlabelled,
+# it is a contact's, never an invoice's or an order's number.
+_PHONE_SHAPED = re.compile(r"(?<![\w-])\(?\d{3}\)?[-. ]\d{3}[-.]\d{4}(?![\w-])")
 _LEAD_LETTERS = re.compile(r"\D+")
 
 

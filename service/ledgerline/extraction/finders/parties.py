@@ -59,8 +59,22 @@ def _clean(text: str) -> str | None:
         return None
     if sum(c.isdigit() for c in t) > len(t) / 4:
         return None
+    if _LOGO_PLACEHOLDER.fullmatch(t) or _ENCODED.fullmatch(t):
+        return None
+    if not _LETTERS.search(V.legal_form.sub(" ", fold(t))):
+        return None  # a legal form alone ("SE" read off a stamp): no company's name
     return t
 
+
+# A template's "YOUR LOGO (HERE)" where the issuer's logo goes: the place of a name, not one.
+_LOGO_PLACEHOLDER = re.compile(r"(?:your|company|insert|place)?\s*logo(?:\s+here)?",
+                               re.IGNORECASE)
+# Base64 text (a digital seal's last line, "uS3mW/sLQOHHBUheLQ=="): one word of letters and
+# digits with the signs only that encoding prints; no name is written so.
+_ENCODED = re.compile(r"(?=\S*[+/=])(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9+/]{16,}={0,2}")
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 # A name's last word, and the letters digits in it stand for in a legal form ("1/S" is "I/S").
 _LAST_WORD = re.compile(r"(?<=\s)\S+$")
@@ -95,7 +109,33 @@ def _namelike(dt: DocText, j: int) -> bool:
         and not f.rstrip().endswith(("!", "?"))
         and not _label_only(f)  # "Szállító/Sold by", "Vendeur": the label, not the party
         and not _STREET_FIRST.match(f)  # "35 rue d'ici, …": a house number opens an address
+        and not _running_text(dt.lines[j].text)
+        and not _garbled(dt.lines[j].confidences)
     )
+
+
+# OCR read the line this unsure on average: letters guessed from a script it has no data for
+# ("Lill ga" for a line of Arabic) or from a logo's drawing ("vw"), not a name.
+GARBLED_BELOW = 0.5
+
+
+def _garbled(confidences: list | None) -> bool:
+    known = [c for c in confidences or () if c is not None]
+    return bool(known) and sum(known) / len(known) < GARBLED_BELOW
+
+
+SENTENCE_WORDS, SENTENCE_LOWER_WORDS = 6, 4
+
+
+def _running_text(text: str) -> bool:
+    """Is the line a sentence of the page ("We warrant that the actual broadcast information
+    ...")? A name of six words or more has few words of four letters or more in lower case
+    besides its particles ("Communauté de communes du Val de Loire"). Only the line's leading
+    part is asked: an address or a description may follow the name."""
+    got = _first_part(text)
+    words = got[0].split() if got else []
+    return (len(words) >= SENTENCE_WORDS
+            and sum(w[:1].islower() and len(w) >= 4 for w in words) >= SENTENCE_LOWER_WORDS)
 
 
 # A house number and a street word: an address line, which no party's name starts like.

@@ -189,8 +189,10 @@ class DocContext:
 
     def _page_amounts(self) -> dict[int, list[tuple]]:
         """Page -> (line, x0, x1, is a deduction) of every amount printed on it, top first. A
-        deduction is a negative amount or one in a row that names a discount, unless the row
-        says it was paid (a deposit deducted under the gross total leaves it the gross total)."""
+        deduction is a negative amount or one in a row that names a discount or whose label is
+        an allowance ("Agency Commission $222.75" under a broadcaster's gross billing), unless
+        the row says it was paid (a deposit deducted under the gross total leaves it the gross
+        total)."""
         dt = self.dt
         out: dict[int, list[tuple]] = {}
         for page, lines in dt.by_page.items():
@@ -200,7 +202,8 @@ class DocContext:
                 if not amounts:
                     continue
                 row = " ".join(dt.folded[k] for k in dt.row_of(i))
-                discount = bool(V.column_headers["discount"].search(row))
+                discount = bool(V.column_headers["discount"].search(row)) or any(
+                    V.allowance_label.match(dt.folded[k]) for k in dt.row_of(i))
                 paid = bool(V.paid_words.search(row))
                 for value, s, e, _dec in amounts:
                     bx = dt.lines[i].span_bbox(s, e)

@@ -119,11 +119,30 @@ _FIND_RE = re.compile(
 _LEADERS = re.compile(r"\.{2,}|_{2,}|…+|-{3,}|·{2,}")  # dot leaders keep their length
 
 
+# OCR's reading of "300,000.00" with a space after the thousands separator: "300, 000.00". Only
+# groups of three closed by decimals under the other mark read so; "1, 234" stays two numbers.
+_SPACED_GROUPS = re.compile(r"(?<![\w.,/])\d{1,3}(?:([.,]) \d{3})+(?!\1)[.,]\d{2}(?![\d])")
+
+
+def _close_spaced_groups(s: str) -> tuple[str, dict[int, int]]:
+    """The text with such amounts' spaces moved after them (the length kept, so positions
+    hold), and each one's start -> its end as printed."""
+    ends: dict[int, int] = {}
+
+    def close(m: re.Match) -> str:
+        ends[m.start()] = m.end()
+        token = m.group(0)
+        return token.replace(" ", "") + " " * token.count(" ")
+
+    return _SPACED_GROUPS.sub(close, s), ends
+
+
 def find_amounts(
     text: str, decimal_hint: str | None = None
 ) -> list[tuple[Decimal, int, int, bool]]:
     """All amount-looking tokens in a line: (value, start, end, has_decimals)."""
     s = _LEADERS.sub(lambda m: " " * len(m.group()), normalise_text(text))
+    s, spaced = _close_spaced_groups(s)
     out = []
     for m in _FIND_RE.finditer(s):
         num = m.group("num")
@@ -142,7 +161,8 @@ def find_amounts(
             or m.group("tsign")
             or (m.group("paren") and m.group("rparen"))
         )
-        out.append((-value if neg else value, m.start(), m.end(), has_dec))
+        end = spaced.get(m.start("num"), m.end())
+        out.append((-value if neg else value, m.start(), max(end, m.end()), has_dec))
     return out
 
 

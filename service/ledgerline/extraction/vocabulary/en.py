@@ -29,7 +29,7 @@ LABELS = {
     ],
     "issue_date": [
         (
-            r"\b(?:invoice|billing|issue|bill|tax invoice)\s*date\b"
+            r"\b(?:invoice|inv\.?|billing|issue|bill|tax invoice)\s*date\b"
             r"|\bdate\s+(?:of\s+)?(?:invoice|issue)\b"
             r"|\bdate issued\b|\binvoice dated\b",
             1.0,
@@ -229,12 +229,18 @@ DECLARED_CAPITAL = ()
 SIGNED_FOR = ("for",)
 SIGNATORIES = (r"authori[sz]ed\s+signator(?:y|ies)", r"authori[sz]ed\s+signature")
 
+# An amount in words opens with one of these ("Rs. Thirty Thousand one Hundred Eighty only").
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen"
+                r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|lakh"
+                r"|crore)\b")
 # Words that name a currency, by ISO 4217 code.
 CURRENCY_WORDS = {
     "EUR": (r"\beuros?\b",),
     "USD": (r"\bus\s*dollars?\b", r"\bu\.s\.\s*dollars?\b", r"\bus\$"),
-    "INR": (r"\brupees?\b", r"\brs\.?[ ]?\d", r"\binr\b"),
+    "INR": (r"\brupees?\b", r"\brs\.?[ ]?\d", r"\binr\b", rf"\brs\.?[ ]?{_NUMBER_WORD}"),
     "GBP": (r"\bpounds?\s+sterling\b",),
+    # Malaysia's ringgit: "Total RM Including GST", "Amount (RM)", with the figure in its own cell
+    "MYR": (r"\bringgit\b", r"\b(?:total|amount|jumlah)\s*\(?rm\)?(?=\s|$)"),
 }
 # Words a law or a paragraph is cited by: the number after one is the law's, never a document's.
 LEGAL_REFERENCES = ("article", "section", "directive", "regulation")
