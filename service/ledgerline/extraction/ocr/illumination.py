@@ -27,7 +27,7 @@ WINDOW_INCHES = 0.25  # wider than any stroke, narrower than a shadow's edge
 PAPER_PERCENTILE = 95  # the page's paper: this brightest share of the estimate
 NOT_PAPER = 0.45  # an estimate under this share of the page's paper is the desk
 GAMMA = 2.0
-NOISE_SIGMAS = 4.0  # paper brighter than its median less this many of its noise's spreads is paper
+NOISE_SIGMAS = 5.0  # paper brighter than its median less this many of its noise's spreads is paper
 NOISE_FLOOR = 0.45  # ... and anything brighter than this, on a page whose grain is that coarse
 NOISE_SAMPLE = 4  # the paper's noise is measured on every this many pixels of each row and column
 
@@ -59,17 +59,17 @@ def flatten(image: Image.Image, dpi: float) -> Image.Image:
 
 
 def _paper_noise_to_white(out: np.ndarray) -> None:
-    """Make white, in place, what is no darker than the paper's own noise (``out``: the
+    """Make white, in place, what is no darker than the paper's own grain (``out``: the
     flattened page, 0..1). Dividing by the paper's brightness and squaring stretch a photo's
     sensor noise with the paper: a dim corner's grain comes out a fifth of the way to black,
     and Tesseract's one threshold for the page, set between that grain and the ink, keeps
     specks enough to take whole tables for pictures (a phone photo's item table read as
     nothing, its rules as rows of blank words). The paper is most of the page, so the median
-    is paper and the spread of the darker half of it (to the lower quartile, ink a small share)
-    measures its grain; on a clean scan that spread is a few grey levels, and nearly nothing
-    changes."""
-    sample = out[::NOISE_SAMPLE, ::NOISE_SAMPLE]
-    median, quartile = np.percentile(sample, [50, 25])
+    is paper and the spread of the darker half of it (to the lower quartile, ink a small
+    share) measures its grain. On generated scans that spread is 0.03-0.07 of white and the
+    cut lies at 0.6-0.85, above every stroke; on phone photos 0.06-0.19, and the cut falls to
+    ``NOISE_FLOOR``, about where Tesseract's own threshold would split ink from clean paper."""
+    median, quartile = np.percentile(out[::NOISE_SAMPLE, ::NOISE_SAMPLE], [50, 25])
     spread = (median - quartile) / 0.674  # a normal distribution's quartile, in deviations
     out[out > max(NOISE_FLOOR, median - NOISE_SIGMAS * spread)] = 1.0
 
