@@ -50,7 +50,6 @@ def flatten(image: Image.Image, dpi: float) -> Image.Image:
     np.divide(out, np.maximum(background, 1.0), out=out)
     np.clip(out, 0.0, 1.0, out=out)
     np.power(out, GAMMA, out=out)
-    _paper_noise_to_white(out)
     desk = _desk(coarse, level, window)
     if desk is not None:
         out[np.asarray(Image.fromarray(desk).resize(image.size, Image.Resampling.NEAREST))] = 1.0
@@ -58,20 +57,27 @@ def flatten(image: Image.Image, dpi: float) -> Image.Image:
     return Image.fromarray(np.rint(out).astype(np.uint8))
 
 
-def _paper_noise_to_white(out: np.ndarray) -> None:
-    """Make white, in place, what is no darker than the paper's own grain (``out``: the
-    flattened page, 0..1). Dividing by the paper's brightness and squaring stretch a photo's
-    sensor noise with the paper: a dim corner's grain comes out a fifth of the way to black,
-    and Tesseract's one threshold for the page, set between that grain and the ink, keeps
+def without_grain(image: Image.Image) -> Image.Image:
+    """The flattened page (``flatten``'s result) with what is no darker than the paper's own
+    grain made white. Dividing by the paper's brightness and squaring stretch a photo's sensor
+    noise with the paper: a dim corner's grain comes out a fifth of the way to black, and
+    Tesseract's one threshold for the page, set between that grain and the ink, can keep
     specks enough to take whole tables for pictures (a phone photo's item table read as
     nothing, its rules as rows of blank words). The paper is most of the page, so the median
     is paper and the spread of the darker half of it (to the lower quartile, ink a small
     share) measures its grain. On generated scans that spread is 0.03-0.07 of white and the
-    cut lies at 0.6-0.85, above every stroke; on phone photos 0.06-0.19, and the cut falls to
-    ``NOISE_FLOOR``, about where Tesseract's own threshold would split ink from clean paper."""
-    median, quartile = np.percentile(out[::NOISE_SAMPLE, ::NOISE_SAMPLE], [50, 25])
+    cut lies at 0.6-0.85; on phone photos 0.06-0.19, and the cut falls to ``NOISE_FLOOR``,
+    about where Tesseract's own threshold would split ink from clean paper. Which of the two
+    reads better is the page's own matter (Tesseract's layout analysis turns on small
+    changes of the threshold): ``reading`` reads this one where the first reading left much
+    of the page's text unread, and keeps the better."""
+    pixels = np.asarray(image, dtype=np.float32) / 255.0
+    median, quartile = np.percentile(pixels[::NOISE_SAMPLE, ::NOISE_SAMPLE], [50, 25])
     spread = (median - quartile) / 0.674  # a normal distribution's quartile, in deviations
-    out[out > max(NOISE_FLOOR, median - NOISE_SIGMAS * spread)] = 1.0
+    cut = max(NOISE_FLOOR, median - NOISE_SIGMAS * spread)
+    out = np.asarray(image).copy()
+    out[pixels > cut] = 255
+    return Image.fromarray(out)
 
 
 def _desk(coarse: np.ndarray, level: float, window: int) -> np.ndarray | None:
