@@ -25,7 +25,8 @@ OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 # lighting, grain): the cache key changes at once; the OCR calibration, fitted under
 # OCR_PIPELINE_VERSION, stays applied until `make calibrate-ocr` refits it (and may then fold
 # this into the pipeline's version). .1: a page a few pixels inside the picture is squared, an
-# inverted band takes the paper's brightness around it, the paper's grain is made white.
+# inverted band takes the paper's brightness around it, and a page whose reading left much of
+# its text unread is read again without its paper's grain (the better reading kept).
 PAGE_PREPARATION_VERSION = "prep-2026.12.5.1"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
