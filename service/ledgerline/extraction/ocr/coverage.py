@@ -46,8 +46,11 @@ def unread_share(picture: Image.Image, words: list[Word], dpi: float) -> float:
     scale = dpi / factor
     low, high = MIN_HEIGHT_INCHES * scale, MAX_HEIGHT_INCHES * scale
     areas = np.bincount(labels.ravel())
+    boxes = ndimage.find_objects(labels)
     glyphs = unread = 0
-    for index, box in enumerate(ndimage.find_objects(labels), start=1):
+    # a character at least ``low`` tall has at least that many pixels: specks are passed over
+    for index in np.nonzero(areas[1:] >= low)[0] + 1:
+        box = boxes[index - 1]
         if box is None:
             continue
         h, w = box[0].stop - box[0].start, box[1].stop - box[1].start
