@@ -6,7 +6,7 @@ import numpy as np
 from PIL import Image
 
 from ledgerline.extraction import ocr
-from ledgerline.extraction.ocr.illumination import flatten
+from ledgerline.extraction.ocr.illumination import flatten, without_grain
 from ledgerline.extraction.sources.pdf_text import parse_pdf
 from tests import scans
 from tests.hostile import corpus
@@ -92,3 +92,25 @@ def test_a_table_page_is_not_turned_upside_down_by_its_flattening(tmp_path):
     (got,) = ocr.read_pdf_pages(path, [1], ocr.OcrOptions())
     text = " ".join(ln.text for ln in got.lines)
     assert "Beskrivelse" in text and "Enhedspris" in text
+
+
+def test_the_grain_of_dim_paper_comes_out_white_and_ink_stays_ink():
+    # A photo's sensor noise on dim paper, stretched by the flattening, would leave specks that
+    # Tesseract's threshold keeps as ink.
+    rng = np.random.default_rng(7)
+    pixels = np.full((1000, 1000), 150.0) + rng.normal(0.0, 14.0, (1000, 1000))
+    pixels[480:490, 100:900] = 30  # a stroke
+    pixels[600:610, 100:900] = 150 * 0.6  # a light grey one, 0.6 of the paper's brightness
+    page = flatten(Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)), DPI)
+    assert (np.asarray(page)[100:400, 100:900] < 200).mean() > 0.01  # the grain, stretched
+    flat = np.asarray(without_grain(page))
+    paper = flat[100:400, 100:900]
+    assert (paper < 255).mean() < 0.001
+    assert flat[482:488, 200:800].max() < 60 and np.median(flat[602:608, 200:800]) < 128
+
+
+def test_a_clean_page_keeps_its_grey_levels_without_its_grain():
+    page = Image.new("L", (1000, 1000), 250)
+    page.paste(120, (100, 480, 900, 490))
+    flat = np.asarray(without_grain(flatten(page, DPI)))
+    assert 50 <= flat[485, 500] <= 70  # (120 / 250) squared: darkened, not cut

@@ -75,3 +75,16 @@ def test_a_receipt_on_a_light_desk_that_joins_the_picture_edge_is_left_as_it_is(
     photo.paste(200, (0, 700, 1600, 1200))  # a light desk along the bottom
     photo.paste(245, (80, 300, 1500, 800))  # the receipt, running into it
     assert page_corners(photo, DPI) is None
+
+
+def test_a_page_photographed_whole_just_inside_the_picture_is_squared():
+    # A strip of desk a few pixels wide along the left edge: the page does not run off the
+    # picture, so its left side is its outline, not the picture's edge.
+    page = scans.render(dpi=DPI)
+    w, h = page.size
+    corners = [(0.012 * w, 0.05 * h), (1.03 * w, 0.07 * h), (1.10 * w, 1.07 * h),
+               (0.008 * w, 1.05 * h)]
+    found = page_corners(photographed(page, corners), DPI)
+    assert found is not None
+    for (x, y), (u, v) in zip(found, corners):
+        assert abs(x - u) < 0.02 * w and abs(y - v) < 0.02 * h

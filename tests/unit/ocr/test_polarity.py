@@ -60,3 +60,17 @@ def test_a_rule_a_frame_or_a_line_of_text_is_no_band():
     draw.rectangle((100, 300, 1500, 700), outline=0, width=3)  # a frame
     draw.text((120, 900), "TOTAL DUE 1,234.56 " * 3, fill=0)
     assert dark_bands(page, DPI) == []
+
+
+def test_a_band_on_dim_paper_takes_the_paper_s_brightness_and_leaves_no_shadow():
+    # A photo's paper is grey; a band made pure white would be the brightest thing near it, and
+    # the flattening, dividing by the brightest level around each pixel, would darken the paper
+    # beside it (the item row under a header went unread in that shadow).
+    from ledgerline.extraction.ocr.illumination import flatten
+
+    page = Image.new("L", (1000, 1400), 180)
+    ImageDraw.Draw(page).rectangle((100, 300, 900, 360), fill=40)
+    flipped = dark_on_light(page, DPI)
+    assert abs(flipped.getpixel((500, 330)) - 180) <= 3
+    flat = flatten(flipped, DPI)
+    assert flat.getpixel((500, 385)) >= 245 and flat.getpixel((500, 700)) >= 245

@@ -164,3 +164,11 @@ def test_the_cache_key_sees_engine_languages_and_dpi():
         ocr.OcrOptions(languages=("en",), dpi=200))}
     assert len(tags) == 3
     assert ocr.preprocessing_tag(OPTIONS) == ocr.preprocessing_tag(ocr.OcrOptions(("en",), 300))
+
+
+def test_the_cache_key_sees_the_page_preparation(monkeypatch):
+    from ledgerline.extraction.ocr import identity
+
+    before = ocr.preprocessing_tag(OPTIONS)
+    monkeypatch.setattr(identity, "PAGE_PREPARATION_VERSION", "prep-1999.01.1")
+    assert ocr.preprocessing_tag(OPTIONS) != before

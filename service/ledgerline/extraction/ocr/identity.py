@@ -21,6 +21,13 @@ from .options import OcrOptions
 # first reading is not plainly upright, the skew taken from the recognised lines; .5: a page
 # keeps its picture, and an OCR'd seller name's place is read again by the second recogniser
 OCR_PIPELINE_VERSION = "ocr-2026.12.5"
+# Bump when the page's preparation before recognition changes what OCR reads (outline, bands,
+# lighting, grain): the cache key changes at once; the OCR calibration, fitted under
+# OCR_PIPELINE_VERSION, stays applied until `make calibrate-ocr` refits it (and may then fold
+# this into the pipeline's version). .1: a page a few pixels inside the picture is squared, an
+# inverted band takes the paper's brightness around it, and a page whose reading left much of
+# its text unread is read again without its paper's grain (the better reading kept).
+PAGE_PREPARATION_VERSION = "prep-2026.12.5.1"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
@@ -66,6 +73,7 @@ def fingerprint(options: OcrOptions) -> dict:
         "dpi": options.dpi,
         "max_pixels": options.max_pixels,
         "pipeline": OCR_PIPELINE_VERSION,
+        "preparation": PAGE_PREPARATION_VERSION,
         "second_opinion": second_opinion_identity(),
         # the calibration of OCR'd values' confidence (calibration.py): another map, another key
         "calibration": _file_digest(CALIBRATION_FILE) if CALIBRATION_FILE.is_file() else "none",

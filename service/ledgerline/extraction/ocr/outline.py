@@ -58,8 +58,9 @@ def page_corners(image: Image.Image, dpi: float) -> list[tuple[float, float]] | 
                                         np.argmax(xs + ys), np.argmin(xs - ys))]
     if _quad_area(corners) <= 0 or area < MIN_QUAD_FILL * _quad_area(corners):
         return None
-    if any(_along_edge(a, b, width, height) for a, b in zip(corners, corners[1:] + corners[:1],
-                                                             strict=True)):
+    touches = (page[:, 0].any(), page[0].any(), page[:, -1].any(), page[-1].any())
+    if any(_along_edge(a, b, width, height, touches)
+           for a, b in zip(corners, corners[1:] + corners[:1], strict=True)):
         return None  # a side on the picture's edge: the page runs off it, or a light desk joins it
     picture = [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)]
     if all(math.dist(c, p) < MIN_CORRECTION_PX for c, p in zip(corners, picture, strict=True)):
@@ -93,12 +94,15 @@ def _coefficients(target, source) -> list[float]:
     return list(np.linalg.solve(np.array(rows, dtype=float), np.array(values, dtype=float)))
 
 
-def _along_edge(a, b, width: int, height: int) -> bool:
-    """Do both ends of a side lie on the same edge of the picture?"""
+def _along_edge(a, b, width: int, height: int, touches: tuple[bool, bool, bool, bool]) -> bool:
+    """Do both ends of a side lie on the same edge of the picture, one the page reaches
+    (``touches``: left, top, right, bottom)? A page a few pixels short of the picture's edge all
+    along, a strip of desk between them, is a page photographed whole: its side is its outline."""
     near = MIN_CORRECTION_PX
-    return ((a[0] <= near and b[0] <= near) or (a[1] <= near and b[1] <= near)
-            or (a[0] >= width - 1 - near and b[0] >= width - 1 - near)
-            or (a[1] >= height - 1 - near and b[1] >= height - 1 - near))
+    left, top, right, bottom = touches
+    return ((left and a[0] <= near and b[0] <= near) or (top and a[1] <= near and b[1] <= near)
+            or (right and a[0] >= width - 1 - near and b[0] >= width - 1 - near)
+            or (bottom and a[1] >= height - 1 - near and b[1] >= height - 1 - near))
 
 
 def _quad_area(corners) -> float:

@@ -6,8 +6,11 @@ headers, and with them the columns of the line items, are lost. A band is found 
 of the page: a connected dark area, filled, at least a line of text high and an inch wide, within
 the page (what touches the picture's edge is the desk around a photographed page, or the page's
 own dark border); inside its box the grey levels are inverted, which makes its text dark on light
-like the rest of the page, and its colour is made the paper's white (a band as thin as the
-paper's window in ``illumination`` would otherwise come out mid-grey, and go to ink).
+like the rest of the page, and its colour is made the brightness of the paper around it (a band
+as thin as the paper's window in ``illumination`` would otherwise come out mid-grey, and go to
+ink). Not pure white: on a photo's dim paper a white band would be the brightest thing near it,
+and ``illumination``, dividing by the brightest level around each pixel, would draw the paper
+beside it grey, a shadow around the band in which the item row below a header was not read.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ MIN_HEIGHT_INCHES, MIN_WIDTH_INCHES = 0.08, 0.8  # a line of small text high, an
 MIN_FILL = 0.7  # the share of its box the dark area covers: a band, not a frame or a word
 MAX_AREA = 0.5  # of the page: a larger dark area is the background, not a band on it
 OPENING = 3  # coarse pixels: strokes thinner than this are text or rules, not a band
+SURROUND_INCHES = 0.1  # the paper around a band is measured in a margin this wide
 
 
 def dark_bands(image: Image.Image, dpi: float) -> list[tuple[int, int, int, int]]:
@@ -60,10 +64,23 @@ def dark_on_light(image: Image.Image, dpi: float) -> Image.Image:
     if not bands:
         return image
     pixels = np.array(image)
+    margin = max(1, round(SURROUND_INCHES * dpi))
     for left, top, right, bottom in bands:
+        around = pixels[max(0, top - margin):bottom + margin, max(0, left - margin):right + margin]
+        white = _paper(around, pixels[top:bottom, left:right])
         band = 255.0 - pixels[top:bottom, left:right].astype(np.float32)
-        # the band's own colour, inverted, made paper white: the text on it is a minority of
+        # the band's own colour, inverted, made the paper's: the text on it is a minority of
         # its pixels, so their median is the band's
-        paper = max(float(np.median(band)), 1.0)
-        pixels[top:bottom, left:right] = np.clip(band * (255.0 / paper), 0, 255).astype(np.uint8)
+        colour = max(float(np.median(band)), 1.0)
+        pixels[top:bottom, left:right] = np.clip(band * (white / colour), 0, 255).astype(np.uint8)
     return Image.fromarray(pixels)
+
+
+def _paper(around: np.ndarray, band: np.ndarray) -> float:
+    """The paper's grey level in the margin around a band (``around`` holds the band too): the
+    median of the margin's pixels, mostly paper; white where there is no margin."""
+    count = around.size - band.size
+    if count <= 0:
+        return 255.0
+    total = np.bincount(around.ravel(), minlength=256) - np.bincount(band.ravel(), minlength=256)
+    return float(np.searchsorted(np.cumsum(total), count / 2))
