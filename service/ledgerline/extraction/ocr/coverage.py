@@ -45,19 +45,29 @@ def unread_share(picture: Image.Image, words: list[Word], dpi: float) -> float:
                 max(0, int((left - pad) / factor)):int((right + pad) / factor) + 1] = True
     scale = dpi / factor
     low, high = MIN_HEIGHT_INCHES * scale, MAX_HEIGHT_INCHES * scale
-    areas = np.bincount(labels.ravel())
-    boxes = ndimage.find_objects(labels)
-    glyphs = unread = 0
+    tops, lefts, bottoms, rights, areas = _boxes(labels, count)
+    height, width = bottoms - tops, rights - lefts
     # a character at least ``low`` tall has at least that many pixels: specks are passed over
-    for index in np.nonzero(areas[1:] >= low)[0] + 1:
-        box = boxes[index - 1]
-        if box is None:
-            continue
-        h, w = box[0].stop - box[0].start, box[1].stop - box[1].start
-        if not (low <= h <= high and w <= MAX_WIDTH_HEIGHTS * h
-                and areas[index] >= MIN_FILL * h * w):
-            continue
-        glyphs += 1
-        if not covered[(box[0].start + box[0].stop) // 2, (box[1].start + box[1].stop) // 2]:
-            unread += 1
-    return unread / glyphs if glyphs >= MIN_GLYPHS else 0.0
+    glyph = ((areas >= low) & (height >= low) & (height <= high)
+             & (width <= MAX_WIDTH_HEIGHTS * height) & (areas >= MIN_FILL * height * width))
+    glyphs = int(glyph.sum())
+    if glyphs < MIN_GLYPHS:
+        return 0.0
+    unread = ~covered[(tops[glyph] + bottoms[glyph]) // 2, (lefts[glyph] + rights[glyph]) // 2]
+    return int(unread.sum()) / glyphs
+
+
+def _boxes(labels: np.ndarray, count: int) -> tuple[np.ndarray, ...]:
+    """Each component's box (top, left, bottom and right, the last two exclusive, as
+    `ndimage.find_objects` gives them) and its pixel count, computed over all components at
+    once: a page has thousands, and a Python loop over them cost more than the reading's
+    other checks together."""
+    flat = labels.ravel()
+    where = np.flatnonzero(flat)
+    order = np.argsort(flat[where], kind="stable")
+    where = where[order]
+    starts = np.searchsorted(flat[where], np.arange(1, count + 1))
+    rows, cols = np.divmod(where, labels.shape[1])
+    areas = np.diff(np.append(starts, where.size))
+    return (np.minimum.reduceat(rows, starts), np.minimum.reduceat(cols, starts),
+            np.maximum.reduceat(rows, starts) + 1, np.maximum.reduceat(cols, starts) + 1, areas)
