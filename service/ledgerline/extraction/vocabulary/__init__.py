@@ -391,7 +391,9 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         charge_label=_adjustment_label(lang, lang.phrases("CHARGES")),
         item_table_header=_item_table_header(headers),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
-        legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
+        # a Chinese or Japanese legal form is written glued to the name ("…高速公路有限公司")
+        legal_form=rx(r"(?:(?:\b|(?=[\u3040-\u30ff\u3400-\u9fff]))(?:{})(?=$|[\s,.)]))",
+                      "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
         # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
         # longest first and whole words: "nome:" is not "nom" and "e:", "firmanavn" not "firma"
