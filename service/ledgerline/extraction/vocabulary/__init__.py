@@ -1,7 +1,8 @@
 """The words invoices are read by: one data module per language, compiled here into patterns.
 
 Each language module (``en.py``, ``de.py``, ``fr.py``, ``es.py``, ``nl.py``, ``it.py``, ``pl.py``,
-``cs.py``, ``pt.py``, ``sv.py``, ``da.py``, ``no.py``, ``fi.py``) holds
+``cs.py``, ``pt.py``, ``sv.py``, ``da.py``, ``no.py``, ``fi.py``, and the languages OCR reads by
+script, ``ja.py`` and ``zh.py``, whose phrases carry no ``\b`` where a value follows unspaced) holds
 data only: tuples of phrases, written as regular-expression fragments against *folded* text
 (lower case, accents removed, see :func:`ledgerline.extraction.text.fold`). ``common.py`` holds
 what every language shares (number signs, the percent column). :func:`load` joins the phrases of
