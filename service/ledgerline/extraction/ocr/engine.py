@@ -63,10 +63,11 @@ UPRIGHT_LEVEL_SHARE = 0.95
 # "Han"). A reading that is not plainly upright is read with the CJK data where OSD names one
 # of them, or where less than CJK_TRY_LEGIBLE of its letters and digits were read at least
 # LEGIBLE_CONFIDENCE sure; the CJK reading is kept where at least CJK_MIN_SHARE of the letters
-# and digits it read that sure are Han or kana, and at least CJK_MIN_CHARS of them. Over the
-# corpus's real scans: a Japanese fax 0.17 legible with the Latin data, 0.61 of the CJK
-# reading's legible characters Han or kana; a Chinese VAT invoice 0.47 and 0.34; a Latin
-# receipt 0.17 and 0.15 (its noise read as Han); an Arabic-English page 0.58 (not tried).
+# and digits it read that sure are Han or kana, and at least CJK_MIN_CHARS of them. The five
+# real scans of the corpus that do not read plainly upright: a Japanese fax 0.42 legible with
+# the thirteen Latin languages (OSD: "Latin"), 0.62 of the CJK reading's legible characters Han
+# or kana; a Chinese VAT invoice 0.72 (OSD: "Japanese"), 0.34; the Latin pages 0.64 (a receipt,
+# whose CJK reading would give 0.15: its noise read as Han), 0.76 and 0.95, not tried.
 CJK_SCRIPTS = frozenset({"Han", "Japanese"})
 CJK_TRY_LEGIBLE = 0.5
 CJK_MIN_SHARE, CJK_MIN_CHARS = 0.25, 20
