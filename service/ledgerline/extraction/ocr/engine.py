@@ -17,7 +17,7 @@ extraction child inherits them. One page is:
    by a vote between the two (``second_opinion``).
 
 A page written in Han script or Japanese kana reads, with the Latin languages' data, as noise:
-few words, unsure. Such a reading is never "plainly upright", so OSD has looked at it; where
+few words, unsure. Such a reading is not plainly upright, so OSD has looked at it; where
 OSD names the script Han or Japanese, or where little of the reading is legible (OSD takes a
 noisy Japanese fax for Latin), the page is read again with the Japanese and Chinese data
 (``CJK_TESSERACT_LANGUAGES``), and that reading is kept where a fair share of what it read
