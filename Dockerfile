@@ -39,13 +39,15 @@ WORKDIR /src
 
 # Build tools and libpq's headers live only in this stage (psycopg[c] compiles against them).
 # Tesseract's language data for OCR (the tesserocr wheel brings the engine itself) is fetched
-# here too and copied into the runtime stage: every language Ledgerline reads, and OSD.
+# here too and copied into the runtime stage: every language Ledgerline reads, and OSD
+# (Japanese and Chinese read only on pages written in their script).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential libpq-dev \
        tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa \
        tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-por \
        tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin \
+       tesseract-ocr-jpn tesseract-ocr-chi-sim \
     && rm -rf /var/lib/apt/lists/*
 
 # `build` goes into the builder's own interpreter; /opt/venv receives only the application.

@@ -34,6 +34,13 @@ def _fold_char(c: str) -> str:
     return base if len(base) == 1 else low
 
 
+def is_cjk(ch: str) -> bool:
+    """A Han character or Japanese kana: scripts written without spaces between words."""
+    code = ord(ch)
+    return (0x3040 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0x3400 <= code <= 0x4DBF
+            or 0x4E00 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF)
+
+
 def fold(text: str) -> str:
     """Lower-case, accent-free copy of ``text`` with exactly the same length."""
     if text.isascii():

@@ -59,3 +59,11 @@ def test_a_number_followed_by_anything_but_a_group_stays_as_read():
     assert cells(word("1543", 10), word("62,19", 50)) == ["1543 62,19"]
     assert cells(word("INV1543", 10), word("622,19", 80)) == ["INV1543 622,19"]
     assert cells(word("1500", 10), word("100,00", 58)) == ["1500 100,00"]  # a column apart
+
+
+def test_words_of_han_or_kana_are_joined_without_spaces_as_a_text_layer_has_them():
+    # Tesseract gives each Han character as a word: "发 票 号 码"
+    assert cells(word("发", 10), word("票", 20), word("号码", 30), word(":", 48),
+                 word("07007198", 58)) == ["发票号码 : 07007198"]
+    assert cells(word("お支払", 10), word("期限", 36)) == ["お支払期限"]
+    assert cells(word("2018", 10), word("年", 44)) == ["2018 年"]

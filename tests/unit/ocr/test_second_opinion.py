@@ -110,6 +110,17 @@ def test_a_second_reading_with_other_decimal_marks_does_not_replace_the_first(re
     assert [w.text for w in words] == ["2418,00", "2418.00"]
 
 
+def test_a_second_reading_does_not_bring_in_han_the_first_has_not(recogniser, monkeypatch):
+    # on a Chinese page the crop's margin takes in the character beside a figure; its words
+    # would then read twice ("2018年03月23日年 03月月 23 日")
+    image, box = page_with("2018")
+    monkeypatch.setattr(S.Recogniser, "read",
+                        lambda self, crops, width=None: [("2018年", 0.99)] * len(crops))
+    words = [word("2018", 0.75, box), word("2O18年", 0.75, box)]
+    assert S.vote(words, image, recogniser) == 1
+    assert [w.text for w in words] == ["2018", "2018年"]
+
+
 def _read_in_child(queue):
     image, box = page_with("4,854.00")
     queue.put(S.recogniser().read([S.crop(image, box)])[0][0])

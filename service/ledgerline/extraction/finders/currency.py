@@ -150,7 +150,7 @@ _PHONE = re.compile(r"(?:\+|\b00)("
 DOMAIN_COUNTRIES = {"uk": "GB"}
 LANGUAGE_COUNTRIES = {
     "sv": "SE", "da": "DK", "no": "NO", "nb": "NO", "pl": "PL", "cs": "CZ", "hu": "HU",
-    "ro": "RO", "ja": "JP",
+    "ro": "RO", "ja": "JP", "zh": "CN",
 }
 COUNTRY_SHARE = 0.5  # a country is the issuer's when it has at least this share of the signs
 COUNTRY_CODES = frozenset(

@@ -321,7 +321,9 @@ def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, 
     return out
 
 
-_LETTERS = re.compile(r"[a-z]{2}")
+# Two Latin letters, or one Han character or kana (a word, in Chinese or Japanese): a line
+# without them is figures only.
+_LETTERS = re.compile(r"[a-z]{2}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 PROSE_LINE_CHARS = 70  # a label in a longer line is part of running text
 WEAK_LABEL_WEIGHT = 0.8  # labels weighing less only hint at their field
 

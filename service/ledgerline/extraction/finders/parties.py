@@ -416,8 +416,8 @@ def party_candidates(dt: DocText) -> PartyCandidates:
 
 def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
     """Company names with a legal form anywhere outside the buyer's block; a seller label glued
-    to the name ("REMIT TO Muster Inc") is not part of it, a buyer label puts it in the buyer's
-    block."""
+    to the name ("REMIT TO Muster Inc") or a name label before it is not part of it, a buyer
+    label puts it in the buyer's block."""
     out = []
     for i, folded in enumerate(dt.folded):
         if (
@@ -426,7 +426,8 @@ def _legal_form_names(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
             or V.buyer_label_lead.match(folded)
         ):
             continue
-        lead = V.seller_label_lead.match(folded)
+        # "Name: Muster GmbH" on its own line of a block the finders did not see as one
+        lead = V.seller_label_lead.match(folded) or V.name_label.match(folded)
         off = lead.end() if lead else 0
         got = _first_part(dt.lines[i].text[off:])
         if not got or not printed_legal_form(got[0]) or V.not_name.search(got[0].lower()):

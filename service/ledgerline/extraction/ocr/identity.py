@@ -13,7 +13,7 @@ from pathlib import Path
 import blake3
 
 from ..errors import ExtractionError
-from .options import OcrOptions
+from .options import CJK_TESSERACT_LANGUAGES, OcrOptions
 
 # Bump when preprocessing changes what OCR reads (scaling, OSD, deskew, line building).
 # .2: pages scaled by the size of their glyphs; .3: light text on dark bands inverted, table
@@ -26,8 +26,10 @@ OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 # OCR_PIPELINE_VERSION, stays applied until `make calibrate-ocr` refits it (and may then fold
 # this into the pipeline's version). .1: a page a few pixels inside the picture is squared, an
 # inverted band takes the paper's brightness around it, and a page whose reading left much of
-# its text unread is read again without its paper's grain (the better reading kept).
-PAGE_PREPARATION_VERSION = "prep-2026.12.5.1"
+# its text unread is read again without its paper's grain (the better reading kept). .2: a page
+# written in Han or kana is read with the Japanese and Chinese data (engine.py), its words
+# joined without spaces (lines.py); every other page reads as before.
+PAGE_PREPARATION_VERSION = "prep-2026.12.5.2"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
@@ -70,6 +72,9 @@ def fingerprint(options: OcrOptions) -> dict:
         "binding": f"tesserocr {tesserocr.__version__}",
         "languages": languages,
         "data": _data_digests(tuple(languages.split("+")) + ("osd",)),
+        # a page written in Han or kana is read with these too (engine.py); "missing" data: not
+        "script_languages": CJK_TESSERACT_LANGUAGES,
+        "script_data": _data_digests(tuple(CJK_TESSERACT_LANGUAGES.split("+"))),
         "dpi": options.dpi,
         "max_pixels": options.max_pixels,
         "pipeline": OCR_PIPELINE_VERSION,

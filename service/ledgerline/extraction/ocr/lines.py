@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..model import Line, Page
 from .checksums import repair_line
+from ..text import is_cjk
 from .engine import PageResult, Word
 
 POINTS_PER_INCH = 72.0
@@ -129,12 +130,13 @@ def _cells(words: list[Word | Rule]) -> list[list[Word]]:
 
 
 def _line(words: list[Word], page: int, scale: float, height_pt: float) -> Line:
-    """One cell: words joined by single spaces, every character with its box and confidence."""
+    """One cell: words joined by single spaces (none between Han or kana, see ``_joined``),
+    every character with its box and confidence."""
     text_parts: list[str] = []
     chars: list = []
     confidences: list[float] = []
     for i, word in enumerate(words):
-        if i:
+        if i and not _joined(words[i - 1], word):
             gap = (words[i - 1].box[2] * scale, word.box[0] * scale)
             text_parts.append(" ")
             chars.append(gap)
@@ -154,6 +156,13 @@ def _line(words: list[Word], page: int, scale: float, height_pt: float) -> Line:
     x1 = words[-1].box[2] * scale
     return Line(page, x0, height_pt - bottom * scale, x1, height_pt - top * scale,
                 "".join(text_parts), chars, confidences=confidences)
+
+
+def _joined(before: Word, after: Word) -> bool:
+    """Chinese and Japanese put no space between words; Tesseract gives each Han character or
+    run of kana as a word of its own ("发 票 号 码"). Two such words in one cell are joined as a
+    text layer has them ("发票号码"), so labels read as written."""
+    return bool(before.text and after.text and is_cjk(before.text[-1]) and is_cjk(after.text[0]))
 
 
 def _characters(word: Word) -> list[tuple[str, tuple[int, int]]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..languages import CODES, LANGUAGES
+from ..languages import BY_SCRIPT, CODES, LANGUAGES
 
 DEFAULT_DPI = 300
 MIN_DPI, MAX_DPI = 100, 600  # the range a configured DPI must lie in
@@ -11,6 +11,9 @@ MIN_DPI, MAX_DPI = 100, 600  # the range a configured DPI must lie in
 DEFAULT_MAX_PIXELS = 100_000_000
 MIN_MAX_PIXELS = 1_000_000  # a limit below this refuses ordinary receipts
 DEFAULT_MAX_PAGES = 200
+# Tesseract's language argument for a page written in Han script or Japanese kana (see
+# ``engine.py``): the languages read by script, and English for the Latin words and figures.
+CJK_TESSERACT_LANGUAGES = "+".join([*(lang.tesseract for lang in BY_SCRIPT.values()), "eng"])
 
 
 @dataclass(frozen=True)

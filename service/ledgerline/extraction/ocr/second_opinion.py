@@ -30,6 +30,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..text import is_cjk
+
 if TYPE_CHECKING:  # numpy and Pillow load with the recogniser, not with the cache key
     import numpy as np
     from PIL import Image
@@ -169,7 +171,8 @@ def vote(words: list, image: Image.Image, recogniser: Recogniser) -> int:
         if text == word.text:
             word.confidence = max(word.confidence, sure)
         elif (sure >= ACCEPT_AT and sure > word.confidence and " " not in text
-              and len(text) >= len(word.text) and not _marks_only(text, word.text)):
+              and len(text) >= len(word.text) and not _marks_only(text, word.text)
+              and not _cjk_added(text, word.text)):
             _replace(word, text, sure)
             replaced += 1
     return replaced
@@ -182,6 +185,14 @@ def _marks_only(text: str, first: str) -> bool:
     text layer's where they differed (2026-12-05). Which mark an amount has is the page's
     locale and the totals' arithmetic to settle, not the vote."""
     return text.replace(".", ",") == first.replace(".", ",")
+
+
+def _cjk_added(text: str, first: str) -> bool:
+    """PP-OCR's reading has Han or kana that Tesseract's has not. Its model reads Chinese:
+    on a Chinese or Japanese page, the margin of a figure's crop takes in the character beside
+    it ("2018" read "2018年03月23日" over its neighbours, which then read twice), and on a
+    Latin page such a character is a misreading of a mark."""
+    return any(is_cjk(ch) for ch in text) and not any(is_cjk(ch) for ch in first)
 
 
 def _replace(word, text: str, confidence: float) -> None:

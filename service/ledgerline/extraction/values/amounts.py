@@ -14,6 +14,9 @@ from decimal import Decimal, InvalidOperation, localcontext
 from ..text import normalise_text
 
 _APOSTROPHES = "'\u2019\u02bc"
+# An amount may close with the Japanese yen's or the Chinese yuan's sign ("1,616,650円", "50元"),
+# a letter to Python, where another letter after figures makes them an identifier's.
+YEN_AND_YUAN = "円元"
 _MINUS = "-\u2212\u2013\u2012"
 
 # A number token: optional sign, digit groups with separators, optional decimals.
@@ -24,11 +27,11 @@ _NUM_CORE = (
 )
 _AMOUNT_RE = re.compile(
     rf"(?P<lp>\()?\s*(?P<sign>[{_MINUS}+])?\s*"
-    r"(?P<cur1>[A-Z]{3}|[$€£¥₹]|CHF|Fr\.|Rs\.?)?\s*"
+    r"(?P<cur1>[A-Z]{3}|[$€£¥￥₹]|CHF|Fr\.|Rs\.?)?\s*"
     rf"(?P<sign2>[{_MINUS}])?\s*"
     rf"(?P<num>{_NUM_CORE})"
     r"(?![\d])"
-    r"\s*(?P<cur2>[A-Z]{3}(?![A-Za-z])|[$€£¥₹]|CHF)?"
+    r"\s*(?P<cur2>[A-Z]{3}(?![A-Za-z])|[$€£¥￥₹]|CHF|[円元])?"
     rf"(?P<tsign>[{_MINUS}](?![\d]))?"
     r"\s*(?P<rp>\))?"
 )
@@ -106,12 +109,12 @@ def parse_amount(text: str, decimal_hint: str | None = None) -> Decimal | None:
 
 _FIND_RE = re.compile(
     rf"(?<![\w.,/])(?P<paren>\()?(?P<sign>[{_MINUS}])?\s?"
-    r"(?P<cur1>[$€£¥₹]\s?)?"
+    r"(?P<cur1>[$€£¥￥₹]\s?)?"
     rf"(?P<sign2>[{_MINUS}])?"
     rf"(?P<num>\d{{1,3}}(?:(?P<g>[ .,'\u2019])\d{{3}}(?:(?P=g)\d{{3}})*)?(?:[.,]\d{{2,4}})?"
     rf"|\d+(?:[.,]\d{{2,4}})?)"
     r"(?![\d])(?!\.\d)(?!,\d)"
-    r"(?P<cur2>\s?[$€£¥₹])?"
+    r"(?P<cur2>\s?[$€£¥￥₹])?"
     rf"(?P<tsign>[{_MINUS}](?!\d))?(?P<rparen>\))?"
 )
 
@@ -148,7 +151,7 @@ def find_amounts(
         num = m.group("num")
         # dates, times and identifiers are not amounts
         tail = s[m.end() : m.end() + 1]
-        if tail and (tail.isalpha() and tail not in "€$£¥₹") and not tail.isspace():
+        if tail and (tail.isalpha() and tail not in YEN_AND_YUAN) and not tail.isspace():
             if not s[m.end() :].lstrip().startswith(("%",)):
                 continue
         parsed = _number_to_decimal(num, decimal_hint)

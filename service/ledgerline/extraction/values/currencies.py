@@ -38,7 +38,8 @@ SYMBOLS = {
 }
 # Symbols that are also words or abbreviations ("lei" is Italian for "she", "Fr." a title):
 # they name their currency only right before or after an amount.
-AMOUNT_SYMBOLS = {"Ft": "HUF", "lei": "RON", "Fr.": "CHF", "RM": "MYR", "Rs": "INR", "Rs.": "INR"}
+AMOUNT_SYMBOLS = {"Ft": "HUF", "lei": "RON", "Fr.": "CHF", "RM": "MYR", "Rs": "INR", "Rs.": "INR",
+                  "円": "JPY", "元": "CNY"}
 # Symbols several currencies share: which one they are depends on the issuer's country, read
 # from the page (VAT ids, IBANs, web and mail domains, phone prefixes, the labels' language).
 # Next to an amount only; a country not listed leaves the symbol unread.
@@ -48,6 +49,7 @@ CONTEXT_SYMBOLS = {
     "$": {"CA": "CAD", "AU": "AUD", "NZ": "NZD", "SG": "SGD", "HK": "HKD", "MX": "MXN",
           "US": "USD"},
     "¥": {"JP": "JPY", "CN": "CNY"},
+    "￥": {"JP": "JPY", "CN": "CNY"},  # the full-width yen sign Chinese and Japanese print
     "Rs": {"PK": "PKR", "LK": "LKR", "NP": "NPR", "IN": "INR"},
     "Rs.": {"PK": "PKR", "LK": "LKR", "NP": "NPR", "IN": "INR"},
 }

@@ -39,6 +39,8 @@ _DATE_PATTERNS = [
             re.IGNORECASE,
         ),
     ),
+    # 2018年03月23日 / 2017年6月7日 (Chinese and Japanese; OCR may put spaces around the signs)
+    ("ymd", re.compile(r"(?<!\d)(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")),
     # 20240305 only as a whole token (CII format 102 style)
     ("compact", re.compile(r"(?<!\d)(20\d{2})(0[1-9]|1[0-2])([0-3]\d)(?!\d)")),
 ]

@@ -1,7 +1,8 @@
 """The words invoices are read by: one data module per language, compiled here into patterns.
 
 Each language module (``en.py``, ``de.py``, ``fr.py``, ``es.py``, ``nl.py``, ``it.py``, ``pl.py``,
-``cs.py``, ``pt.py``, ``sv.py``, ``da.py``, ``no.py``, ``fi.py``) holds
+``cs.py``, ``pt.py``, ``sv.py``, ``da.py``, ``no.py``, ``fi.py``, and the languages OCR reads by
+script, ``ja.py`` and ``zh.py``, whose phrases carry no ``\b`` where a value follows unspaced) holds
 data only: tuples of phrases, written as regular-expression fragments against *folded* text
 (lower case, accents removed, see :func:`ledgerline.extraction.text.fold`). ``common.py`` holds
 what every language shares (number signs, the percent column). :func:`load` joins the phrases of
@@ -391,7 +392,9 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         charge_label=_adjustment_label(lang, lang.phrases("CHARGES")),
         item_table_header=_item_table_header(headers),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
-        legal_form=rx(r"(?:\b(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
+        # a Chinese or Japanese legal form is written glued to the name ("…高速公路有限公司")
+        legal_form=rx(r"(?:(?:\b|(?=[\u3040-\u30ff\u3400-\u9fff]))(?:{})(?=$|[\s,.)]))",
+                      "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
         # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
         # longest first and whole words: "nome:" is not "nom" and "e:", "firmanavn" not "firma"
