@@ -8,7 +8,7 @@ import time
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from ledgerline.adapters.db.clock import db_now_plus
 from ledgerline.adapters.db.engine import transaction
@@ -273,6 +273,44 @@ def _last_attempt_ended(env):
 def _due_now(env):
     with transaction(env.services.engine, write=True) as conn:
         conn.execute(update(webhook_deliveries).values(next_attempt_at=db_now_plus(-1)))
+
+
+def _statements_of(env, run):
+    """What `run()` returned, and the statements it sent (SQLite's BEGINs among them)."""
+    sent = []
+
+    def record(conn, cursor, statement, *args):
+        sent.append(" ".join(statement.split()))
+
+    event.listen(env.services.engine, "before_cursor_execute", record)
+    try:
+        result = run()
+    finally:
+        event.remove(env.services.engine, "before_cursor_execute", record)
+    return result, sent
+
+
+def test_an_idle_delivery_thread_asks_once_and_locks_nothing(env):
+    """Twice a second in every worker process, with webhooks or none: one read, never a
+    write transaction (SQLite's write lock) or a row lock, until a delivery is due."""
+    worker = DeliveryWorker(env.services, name="idle-deliveries")
+    receiver = Receiver(plan=[FAIL])
+    with receiving(receiver) as base:
+        env.register(f"{base}/in")
+        for when in ("nothing at all", "a retry not yet due"):
+            done, sent = _statements_of(env, worker.run_once)
+            assert done is False, when
+            asked = [s for s in sent if s.upper() != "BEGIN"]
+            assert len(asked) == 1, (when, sent)
+            assert not any("FOR UPDATE" in s.upper() or "IMMEDIATE" in s.upper()
+                           for s in sent), (when, sent)
+            if when == "nothing at all":
+                env.upload("idle")
+                env.work()
+                env.deliver()  # fails once: its retry is due in seconds, not now
+        _due_now(env)
+        done, sent = _statements_of(env, worker.run_once)  # due: claimed and attempted
+    assert done is True and len(receiver.received) == 2
 
 
 def test_a_delivery_is_given_up_after_three_days_and_the_endpoint_disabled_after_five(env):

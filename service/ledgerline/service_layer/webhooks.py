@@ -189,6 +189,9 @@ class DeliveryWorker:
                 stop.wait(self.poll_interval)
 
     def run_once(self) -> bool:
+        with transaction(self.services.engine, write=False) as conn:
+            if not outbox.any_due(conn):
+                return False
         with transaction(self.services.engine, write=True) as conn:
             claimed = outbox.claim(conn, self.name, self.lease_seconds)
             if claimed is not None and claimed.payload is None:

@@ -150,6 +150,22 @@ def _next_endpoint():
             .limit(1).with_for_update(skip_locked=True, of=e))
 
 
+@functools.cache
+def _any_due():
+    """Whether any delivery is due at all, built once: the question every delivery thread
+    asks twice a second, whose answer is nearly always no."""
+    return select(literal(1)).where(*_due(db_now())).limit(1)
+
+
+def any_due(conn: Connection) -> bool:
+    """Whether a claim could find anything: a delivery pending and due, or one whose lease
+    ran out (an endpoint busy or disabled may still hold it back). A read, in one round
+    trip outside a write transaction, of the deliverable rows' own index: an idle delivery
+    thread then neither opens a write transaction (BEGIN and COMMIT; SQLite's write lock)
+    nor takes a row lock to find nothing."""
+    return conn.execute(_any_due()).first() is not None
+
+
 def claim(conn: Connection, owner: str, lease_seconds: float) -> Claimed | None:
     """The next due delivery of the next idle endpoint in fair order (a disabled endpoint
     gets only its pings), claimed with its fencing token raised; the endpoint is busy for the
