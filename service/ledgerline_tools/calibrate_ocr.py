@@ -1,5 +1,5 @@
 """Fit the calibration of OCR'd values (``ledgerline/extraction/ocr/calibration.py``) on scans and photos of generated
-invoices, deterministically.
+invoices, deterministically, for each kind of page apart.
 
     python -m ledgerline_tools.calibrate_ocr [--docs 52] [--out PATH] [--jobs 2]
     make calibrate-ocr
@@ -10,10 +10,13 @@ seed that neither the ranker's training (``ranker/train.py``, seed 7) nor the be
 twice by OCR, as an upload is: as a flatbed scan at 150, 200 or 300 dpi (in turn) and as a
 phone photo, each with the generator's drawn degradation. For every value read by OCR whose
 field the document's truth gives (a value given where the truth has none counts as wrong), its
-OCR evidence (``calibration.features``) and whether it was right are recorded; per field, the
-ranker's Platt scaling is fitted on them, and the acceptance threshold of OCR'd values is
-chosen on confidences from calibrators fitted without the value's document
-(:func:`fit_field`). The OCR identity and the ranker model's digest are written with them:
+OCR evidence (``calibration.features``), whether it was right, and the kind of page it was read
+from are recorded: the kind OCR found at run time (``calibration.kind``: a page it took for a
+photo, else a scan), as extraction will find it, not the kind the generator made. Per kind and
+field, the ranker's Platt scaling is fitted on them, and the acceptance threshold of OCR'd
+values is chosen on confidences from calibrators fitted without the value's document
+(:func:`fit_field`): a photo's wrong values, read with a right value's evidence, no longer set
+the scans' thresholds. The OCR identity and the ranker model's digest are written with them:
 refit after a change of either (about 11 minutes on two quiet cores).
 """
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 from ledgerline.extraction.ocr.calibration import (
     CALIBRATION_PATH,
     FORMAT,
+    KINDS,
     FieldCalibration,
     unconfirmed,
 )
@@ -62,12 +66,13 @@ def _upload(images: tuple[bytes, ...], dpi: int, folder: Path) -> Path:
     return path
 
 
-def outcomes(index: int) -> list[tuple[str, tuple, bool]]:
-    """(field, OCR evidence, right) of every value read by OCR from document ``index``'s scan
-    and photo whose field its truth gives (a value given where the truth has none is wrong)."""
+def outcomes(index: int) -> list[tuple[str, str, str, tuple, bool]]:
+    """(condition, kind of page, field, OCR evidence, right) of every value read by OCR from
+    document ``index``'s scan and photo whose field its truth gives (a value given where the
+    truth has none is wrong); the kind is the one extraction finds (``pipeline.ocr_kind``)."""
     from ledgerline.extraction.geometry import DocText
     from ledgerline.extraction.ocr.options import OcrOptions
-    from ledgerline.extraction.pipeline import ocr_evidence, read_pages, text_reading
+    from ledgerline.extraction.pipeline import ocr_evidence, ocr_kind, read_pages, text_reading
 
     from . import samples
     from .samples.corpus import document_seed, plan
@@ -78,7 +83,7 @@ def outcomes(index: int) -> list[tuple[str, tuple, bool]]:
     pdf, truth = samples.generate(seed, lang=lang, template=template)
     out = []
     with tempfile.TemporaryDirectory(prefix="ocr-calibration-") as tmp:
-        for _name, dpi, photo in _conditions(index):
+        for name, dpi, photo in _conditions(index):
             scan = scan_pdf(pdf, seed, dpi=dpi, photo=photo)
             path = _upload(scan.images, dpi, Path(tmp))
             # read as an upload is (extraction's entry point tells an image by its content)
@@ -90,8 +95,9 @@ def outcomes(index: int) -> list[tuple[str, tuple, bool]]:
             for field, evidence in ocr_evidence(reading, dt).items():
                 if field not in truth:
                     continue
-                out.append((field, evidence, _same(field, reading.fields[field].out_value(),
-                                                   truth[field])))
+                cand = reading.fields[field]
+                out.append((name, ocr_kind(dt, cand), field, evidence,
+                            _same(field, cand.out_value(), truth[field])))
     return out
 
 
@@ -119,20 +125,27 @@ def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
             results = pool.map(outcomes, range(docs), chunksize=1)
     else:
         results = [outcomes(i) for i in range(docs)]
-    by_field: dict[str, list[Outcome]] = {}
+    found: dict[tuple[str, str], set[int]] = {}  # (condition, kind) -> documents
+    by_kind: dict[str, dict[str, list[Outcome]]] = {k: {} for k in KINDS}
     for index, one in enumerate(results):
-        for field, evidence, right in one:
-            by_field.setdefault(field, []).append(Outcome(evidence, right, index))
-    fields = {}
-    for field, got in sorted(by_field.items()):
-        entry = fit_field(field, got)
-        log(f"{field:16} {len(got):4} values, {sum(o.right for o in got):4} right; "
-            f"threshold {entry.threshold}")
-        fields[field] = entry.to_json()
+        for condition, kind, field, evidence, right in one:
+            found.setdefault((condition.split(" ")[0], kind), set()).add(index)
+            by_kind[kind].setdefault(field, []).append(Outcome(evidence, right, index))
+    log("readings whose values were taken for each kind of page (documents):")
+    for (condition, kind), documents in sorted(found.items()):
+        log(f"  {condition:6} read as a {kind:6} {len(documents):4}")
+    kinds: dict[str, dict] = {}
+    for kind in KINDS:
+        kinds[kind] = {}
+        for field, got in sorted(by_kind[kind].items()):
+            entry = fit_field(field, got)
+            log(f"{kind:6} {field:16} {len(got):4} values, {sum(o.right for o in got):4} right; "
+                f"threshold {entry.threshold}")
+            kinds[kind][field] = entry.to_json()
     log(f"{docs} documents, {2 * docs} readings in {time.perf_counter() - started:.0f} s")
     return {"format": FORMAT, "ocr": {"pipeline": OCR_PIPELINE_VERSION,
                                       "tesseract": tesseract_version()},
-            "ranker": model_digest(), "documents": docs, "run_seed": RUN_SEED, "fields": fields}
+            "ranker": model_digest(), "documents": docs, "run_seed": RUN_SEED, "kinds": kinds}
 
 
 @dataclass(frozen=True)
@@ -143,8 +156,8 @@ class Outcome:
 
 
 def fit_field(field: str, got: list[Outcome]) -> FieldCalibration:
-    """The calibrator of a field's OCR'd values, fitted on all of them, and the acceptance
-    threshold of its OCR'd values, chosen as the ranker chooses its own (``accept_threshold``)
+    """The calibrator of a field's OCR'd values from one kind of page, fitted on all of them,
+    and the acceptance threshold of those values, chosen as the ranker chooses its own (``accept_threshold``)
     on confidences each computed by a calibrator fitted without the value's document: no value
     at least that sure was wrong on a document its calibrator had not seen. The threshold is
     chosen among the values the page confirms (``calibration.unconfirmed``): the others are

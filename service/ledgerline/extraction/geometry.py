@@ -48,6 +48,8 @@ class DocText:
         self.page_size = {p.number: (p.width, p.height) for p in pages}
         # pages the source can read again (a second recogniser on a region of an OCR'd page)
         self.read_again = {p.number: p.read_again for p in pages if p.read_again is not None}
+        # pages OCR took for a phone photo (their values are calibrated apart: ocr.calibration)
+        self.photo_pages = frozenset(p.number for p in pages if p.photo)
         self.by_page: dict[int, list[int]] = {}
         for i, ln in enumerate(self.lines):
             self.by_page.setdefault(ln.page, []).append(i)

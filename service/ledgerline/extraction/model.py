@@ -65,6 +65,10 @@ class Page:
     # Where the source can read the page again independently (OCR's second recogniser, on the
     # page's picture); None where it cannot.
     read_again: ReadAgain | None = field(default=None, repr=False, compare=False)
+    # OCR took the page for a phone photo: it cut the page from its desk and squared it, or read
+    # it again without its paper's grain (``ocr.reading``). Its values' confidence is calibrated
+    # on photos' readings apart from scans' (``ocr.calibration``).
+    photo: bool = False
 
 
 class ReadAgain(Protocol):

@@ -53,7 +53,8 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
     without review. A value's confidence is the choice's score times how sure the source was
     of the text it was read from (1 for a text layer); a value read by OCR is calibrated again
     from its OCR evidence (:mod:`.ocr.calibration`) and held to its field's threshold for OCR'd
-    values, or, where that calibration has no entry for its field or the page does not confirm
+    values, both those of the kind of page it was read from (:func:`ocr_kind`: a photo's or a
+    scan's), or, where that calibration has no entry for its field or the page does not confirm
     it (:func:`.ocr.calibration.unconfirmed`, said in the field's note), never taken unseen."""
     out, thresholds = {}, dict(reading.thresholds)
     for name, cand in reading.fields.items():
@@ -63,7 +64,8 @@ def _text_entries(reading: TextReading, dt: DocText) -> tuple[dict, dict]:
         read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
         confidence = cand.score * read
         if _read_by_ocr(dt, cand):
-            calibration = ocr_calibration.of_field(name) if name in reading.evidence else None
+            calibration = (ocr_calibration.of_field(name, ocr_kind(dt, cand))
+                           if name in reading.evidence else None)
             if calibration is None:
                 thresholds[name] = review.NO_THRESHOLD
             else:
@@ -90,6 +92,12 @@ def ocr_evidence(reading: TextReading, dt: DocText) -> dict[str, tuple[float, ..
         read = location_confidence(dt.lines, cand.line, cand.page, cand.bbox)
         out[name] = _ocr_features(reading, dt, name, read)
     return out
+
+
+def ocr_kind(dt: DocText, cand) -> str:
+    """The kind of page (:data:`.ocr.calibration.KINDS`) whose calibration an OCR'd value is
+    held to: a photo's where OCR took the value's page for one (:attr:`.model.Page.photo`)."""
+    return ocr_calibration.kind(cand.page, dt.photo_pages)
 
 
 def _ocr_features(reading: TextReading, dt: DocText, name: str, read: float) -> tuple:

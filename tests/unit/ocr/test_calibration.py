@@ -22,10 +22,16 @@ WORDS_ONLY = Calibrator(coef=tuple(5.0 if k == WORDS else 0.0 for k in range(WID
                         intercept=-10.0, mean=(0.0,) * WIDTH, scale=(1.0,) * WIDTH)
 
 
-def write(path, thresholds: dict, **extra) -> None:
-    fields = {f: calibration.FieldCalibration(WORDS_ONLY, t).to_json()
-              for f, t in thresholds.items()}
-    path.write_text(json.dumps({"format": calibration.FORMAT, "fields": fields, **extra}))
+def write(path, thresholds: dict, photo: dict | None = None, **extra) -> None:
+    """A calibration whose calibrator reads the words' confidence only, with ``thresholds`` for
+    scans' values and ``photo`` for photos' (the same by default)."""
+    def entries(by_field):
+        return {f: calibration.FieldCalibration(WORDS_ONLY, t).to_json()
+                for f, t in by_field.items()}
+
+    kinds = {calibration.SCAN: entries(thresholds),
+             calibration.PHOTO: entries(thresholds if photo is None else photo)}
+    path.write_text(json.dumps({"format": calibration.FORMAT, "kinds": kinds, **extra}))
     calibration.fields.cache_clear()
 
 
@@ -89,6 +95,72 @@ def test_an_ocr_read_value_is_held_to_its_fields_threshold_for_ocr(tmp_path, cal
     assert below_threshold(extract(tmp_path, scan, "scan.png")) & confirmed == {"issue_date"}
 
 
+def test_a_scans_values_are_held_to_the_scans_thresholds_and_a_photos_to_the_photos(
+        tmp_path, calibration_file, monkeypatch):
+    """The same page read as a scan and, where OCR took it for a photo (here: its first reading
+    left its text unread, so it was read again without its grain), as a photo: each is held to
+    its own kind's thresholds."""
+    from ledgerline.extraction.ocr import reading
+
+    scan = scans.encode(scans.render(dpi=200), "PNG")
+    confirmed = set(KEY) - {"seller_name"}
+    write(calibration_file, dict.fromkeys(ACCEPTED, 0.0), photo=dict.fromkeys(ACCEPTED, 1.01))
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & confirmed == set()
+    write(calibration_file, dict.fromkeys(ACCEPTED, 1.01), photo=dict.fromkeys(ACCEPTED, 0.0))
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & confirmed == confirmed
+    monkeypatch.setattr(reading, "unread_share", lambda *_: 1.0)
+    assert below_threshold(extract(tmp_path, scan, "scan.png")) & confirmed == set()
+
+
+def test_a_field_is_calibrated_by_its_kind_of_page(calibration_file):
+    write(calibration_file, {"invoice_number": 0.8}, photo={"invoice_number": 0.95,
+                                                             "issue_date": 0.9})
+    assert calibration.of_field("invoice_number", calibration.SCAN).threshold == 0.8
+    assert calibration.of_field("invoice_number", calibration.PHOTO).threshold == 0.95
+    assert calibration.of_field("issue_date", calibration.SCAN) is None
+    with pytest.raises(ValueError, match="no such kind of page"):
+        calibration.of_field("invoice_number", "fax")
+
+
+def test_a_calibration_of_a_kind_of_page_it_does_not_know_is_refused(calibration_file):
+    data = json.loads(calibration_file.read_text())
+    data["kinds"]["fax"] = data["kinds"][calibration.SCAN]
+    calibration_file.write_text(json.dumps(data))
+    calibration.fields.cache_clear()
+    with pytest.raises(ValueError, match="fax"):
+        calibration.fields()
+
+
+@pytest.mark.parametrize(("page", "photo_pages", "kind"), [
+    (1, set(), "scan"),
+    (1, {1}, "photo"),
+    (2, {1}, "scan"),  # a scan's page after a photographed one
+    (None, {2}, "photo"),  # a value of no one page (derived), in a document with a photo
+    (None, set(), "scan"),
+])
+def test_a_values_kind_is_the_kind_of_the_page_it_was_read_from(page, photo_pages, kind):
+    assert calibration.kind(page, photo_pages) == kind
+
+
+def test_extraction_takes_the_kind_of_a_values_page_from_what_ocr_did_to_it():
+    from ledgerline.extraction.candidates import Candidate
+    from ledgerline.extraction.geometry import DocText
+    from ledgerline.extraction.model import Line, Page
+    from ledgerline.extraction.pipeline import ocr_kind
+
+    def page(number, photo):
+        line = Line(number, 40, 700, 120, 709, "F-1001", chars=[(40 + 13 * k, 53 + 13 * k)
+                    for k in range(6)], confidences=[0.95] * 6)
+        return Page(number, 595, 842, [line], photo=photo)
+
+    dt = DocText([page(1, False), page(2, True)])
+    assert dt.photo_pages == {2}
+    for number, kind in ((1, "scan"), (2, "photo")):
+        cand = Candidate("invoice_number", "F-1001", "F-1001", number, [40, 700, 120, 709],
+                         line=number - 1)
+        assert ocr_kind(dt, cand) == kind
+
+
 @pytest.mark.skipif(second_opinion.model_path() is None, reason="rapidocr-onnxruntime missing")
 def test_an_ocr_read_seller_name_printed_once_is_confirmed_by_its_second_reading(
         tmp_path, calibration_file, monkeypatch):
@@ -136,19 +208,22 @@ def test_a_calibration_fitted_with_another_ranker_or_ocr_is_not_applied(calibrat
                   {**current, "ocr": {"pipeline": "ocr-1999.01.1"}}):
         write(calibration_file, dict.fromkeys(ACCEPTED, 0.0), **stale)
         assert calibration.fields() == {}
-        assert calibration.of_field("seller_name") is None
+        assert calibration.of_field("seller_name", calibration.SCAN) is None
     write(calibration_file, dict.fromkeys(ACCEPTED, 0.0), **current)
-    assert set(calibration.fields()) == set(ACCEPTED)
+    for kind in calibration.KINDS:
+        assert set(calibration.fields()[kind]) == set(ACCEPTED)
 
 
 def test_the_shipped_calibration_is_well_formed():
     data = json.loads(calibration.CALIBRATION_PATH.read_text())
     assert data["format"] == calibration.FORMAT and data["documents"] > 0
     assert calibration.fitted_for_another_model(data) is None
-    for field, entry in data["fields"].items():
-        fitted = calibration.FieldCalibration.from_json(entry)
-        assert len(fitted.calibrator.coef) in (0, WIDTH), field
-        assert 0.0 <= fitted.threshold <= 1.01, field
+    assert set(data["kinds"]) == set(calibration.KINDS)
+    for kind, by_field in data["kinds"].items():
+        for field, entry in by_field.items():
+            fitted = calibration.FieldCalibration.from_json(entry)
+            assert len(fitted.calibrator.coef) in (0, WIDTH), (kind, field)
+            assert 0.0 <= fitted.threshold <= 1.01, (kind, field)
 
 
 # -- end to end, with the shipped calibration -------------------------------------------------

@@ -50,6 +50,13 @@ def test_a_page_whose_reading_left_its_text_unread_is_read_again():
                                reading.OcrOptions(languages=("en",)))
     assert engine.calls == 2
     assert any("ACME" in line.text for line in page.lines)
+    assert page.photo  # read as a photo whose tables went unread: calibrated as one
+
+
+def test_a_scan_read_whole_is_not_taken_for_a_photo():
+    page = reading._read_frame(engine_for("eng"), Frame(scans.render(dpi=DPI), DPI, 1),
+                               reading.OcrOptions(languages=("en",)))
+    assert page.lines and not page.photo
 
 
 def test_a_page_read_whole_is_read_once():

@@ -51,6 +51,7 @@ def test_the_squared_page_reads_like_the_scan(tmp_path):
     path.write_bytes(scans.encode(photo.convert("RGB"), "JPEG", dpi=None, quality=85))
     (got,) = ocr.read_image(path, ocr.OcrOptions(languages=("en",)))
     assert [ln.text for ln in got.lines] == corpus.TEXT
+    assert got.photo  # its values are calibrated as a photo's (ocr.calibration)
 
 
 def test_a_scan_whose_page_fills_the_picture_is_left_as_it_is():

@@ -93,8 +93,10 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
     """One page: a photographed page cut from its desk and squared, light text on dark bands
     turned dark on light, the lighting flattened, its text enlarged where it is too small to
     read well, then recognised (again without the paper's grain where much of its text went
-    unread); it keeps its picture to be read again."""
+    unread); it keeps its picture to be read again, and says whether it was taken for a photo
+    (:attr:`..model.Page.photo`: cut from its desk, or read again without its grain)."""
     page = flattened_page(frame.image, frame.dpi)
+    photo = page is not frame.image  # flattened_page returns the picture itself for a scan
     upright = dark_on_light(page, frame.dpi)
     even = flatten(upright, frame.dpi)
     image, dpi = enlarge_small_text(even, frame.dpi, options.max_pixels)
@@ -102,6 +104,7 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
     pictures = [image, even, upright, page, frame.image, result.picture]
     unread = unread_share(result.picture, result.words, dpi) if result.picture else 0.0
     if unread > RETRY_UNREAD_SHARE:
+        photo = True  # read as a photo whose tables went unread, whichever reading is kept
         clean = without_grain(image)
         again = engine.read(clean, dpi, analysis=upright)
         pictures += [clean, again.picture]
@@ -113,6 +116,7 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
             done.close()
     out = page_from_result(result, frame.number, dpi)
     out.read_again = reader(result, dpi, engine.second)
+    out.photo = photo
     return out
 
 
