@@ -1,5 +1,5 @@
 """Fit the calibration of OCR'd values (``ledgerline/extraction/ocr/calibration.py``) on scans and photos of generated
-invoices, deterministically, for each kind of page apart.
+invoices, deterministically, with thresholds for each kind of page apart.
 
     python -m ledgerline_tools.calibrate_ocr [--docs 52] [--out PATH] [--jobs 2]
     make calibrate-ocr
@@ -12,11 +12,12 @@ phone photo, each with the generator's drawn degradation. For every value read b
 field the document's truth gives (a value given where the truth has none counts as wrong), its
 OCR evidence (``calibration.features``), whether it was right, and the kind of page it was read
 from are recorded: the kind OCR found at run time (``calibration.kind``: a page it took for a
-photo, else a scan), as extraction will find it, not the kind the generator made. Per kind and
-field, the ranker's Platt scaling is fitted on them, and the acceptance threshold of OCR'd
-values is chosen on confidences from calibrators fitted without the value's document
-(:func:`fit_field`): a photo's wrong values, read with a right value's evidence, no longer set
-the scans' thresholds. The OCR identity and the ranker model's digest are written with them:
+photo, else a scan), as extraction will find it, not the kind the generator made. Per field, the
+ranker's Platt scaling is fitted on the values of both kinds (the evidence means the same on
+either, and half the data leaves fields with too few wrong values to fit), and each kind's
+acceptance threshold is chosen on its own values' confidences from calibrators fitted without
+the value's document (:func:`fit_field`): a photo's wrong values, read with a right value's
+evidence, no longer set the scans' thresholds. The OCR identity and the ranker model's digest are written with them:
 refit after a change of either (about 11 minutes on two quiet cores).
 """
 from __future__ import annotations
@@ -35,7 +36,6 @@ from ledgerline.extraction.ocr.calibration import (
     CALIBRATION_PATH,
     FORMAT,
     KINDS,
-    FieldCalibration,
     unconfirmed,
 )
 from ledgerline.extraction.ranker.confidence import Calibrator, accept_threshold
@@ -126,26 +126,24 @@ def fit(docs: int, jobs: int = JOBS, log=print) -> dict:
     else:
         results = [outcomes(i) for i in range(docs)]
     found: dict[tuple[str, str], set[int]] = {}  # (condition, kind) -> documents
-    by_kind: dict[str, dict[str, list[Outcome]]] = {k: {} for k in KINDS}
+    by_field: dict[str, list[Outcome]] = {}
     for index, one in enumerate(results):
         for condition, kind, field, evidence, right in one:
             found.setdefault((condition.split(" ")[0], kind), set()).add(index)
-            by_kind[kind].setdefault(field, []).append(Outcome(evidence, right, index))
+            by_field.setdefault(field, []).append(Outcome(evidence, right, index, kind))
     log("readings whose values were taken for each kind of page (documents):")
     for (condition, kind), documents in sorted(found.items()):
         log(f"  {condition:6} read as a {kind:6} {len(documents):4}")
-    kinds: dict[str, dict] = {}
-    for kind in KINDS:
-        kinds[kind] = {}
-        for field, got in sorted(by_kind[kind].items()):
-            entry = fit_field(field, got)
-            log(f"{kind:6} {field:16} {len(got):4} values, {sum(o.right for o in got):4} right; "
-                f"threshold {entry.threshold}")
-            kinds[kind][field] = entry.to_json()
+    fields: dict[str, dict] = {}
+    for field, got in sorted(by_field.items()):
+        calibrator, thresholds = fit_field(field, got)
+        log(f"{field:16} {len(got):4} values, {sum(o.right for o in got):4} right; thresholds "
+            + ", ".join(f"{kind} {t}" for kind, t in thresholds.items()))
+        fields[field] = {"calibrator": calibrator.to_json(), "accept_thresholds": thresholds}
     log(f"{docs} documents, {2 * docs} readings in {time.perf_counter() - started:.0f} s")
     return {"format": FORMAT, "ocr": {"pipeline": OCR_PIPELINE_VERSION,
                                       "tesseract": tesseract_version()},
-            "ranker": model_digest(), "documents": docs, "run_seed": RUN_SEED, "kinds": kinds}
+            "ranker": model_digest(), "documents": docs, "run_seed": RUN_SEED, "fields": fields}
 
 
 @dataclass(frozen=True)
@@ -153,24 +151,29 @@ class Outcome:
     evidence: tuple  # calibration.features of the value
     right: bool
     document: int  # the generated document it was read from
+    kind: str  # the kind of page it was read from (calibration.KINDS)
 
 
-def fit_field(field: str, got: list[Outcome]) -> FieldCalibration:
-    """The calibrator of a field's OCR'd values from one kind of page, fitted on all of them,
-    and the acceptance threshold of those values, chosen as the ranker chooses its own (``accept_threshold``)
-    on confidences each computed by a calibrator fitted without the value's document: no value
-    at least that sure was wrong on a document its calibrator had not seen. The threshold is
-    chosen among the values the page confirms (``calibration.unconfirmed``): the others are
-    never taken without review, and their wrong ones would only raise it."""
-    confidences, right = [], []
+def fit_field(field: str, got: list[Outcome]) -> tuple[Calibrator, dict[str, float]]:
+    """The calibrator of a field's OCR'd values, fitted on all of them, scans' and photos'
+    alike, and the acceptance threshold of each kind of page's values, chosen as the ranker
+    chooses its own (``accept_threshold``) on that kind's confidences, each computed by a
+    calibrator fitted without the value's document (neither its scan nor its photo): no value
+    of the kind at least that sure was wrong on a document its calibrator had not seen. The
+    threshold is chosen among the values the page confirms (``calibration.unconfirmed``): the
+    others are never taken without review, and their wrong ones would only raise it. A kind
+    with no value of the field gets no threshold (its values are never taken unseen)."""
+    held: dict[str, tuple[list[float], list[bool]]] = {}
     for document in sorted({o.document for o in got}):
         held_out = _fit([o for o in got if o.document != document])
         for o in got:
             if o.document == document and unconfirmed(field, o.evidence) is None:
+                confidences, right = held.setdefault(o.kind, ([], []))
                 confidences.append(held_out(o.evidence))
                 right.append(o.right)
-    threshold = accept_threshold(confidences, right, [1.0] * len(right))
-    return FieldCalibration(_fit(got), threshold)
+    thresholds = {kind: accept_threshold(held[kind][0], held[kind][1], [1.0] * len(held[kind][1]))
+                  for kind in KINDS if kind in held}
+    return _fit(got), thresholds
 
 
 def _fit(got: list[Outcome]) -> Calibrator:

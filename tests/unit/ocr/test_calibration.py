@@ -25,13 +25,13 @@ WORDS_ONLY = Calibrator(coef=tuple(5.0 if k == WORDS else 0.0 for k in range(WID
 def write(path, thresholds: dict, photo: dict | None = None, **extra) -> None:
     """A calibration whose calibrator reads the words' confidence only, with ``thresholds`` for
     scans' values and ``photo`` for photos' (the same by default)."""
-    def entries(by_field):
-        return {f: calibration.FieldCalibration(WORDS_ONLY, t).to_json()
-                for f, t in by_field.items()}
-
-    kinds = {calibration.SCAN: entries(thresholds),
-             calibration.PHOTO: entries(thresholds if photo is None else photo)}
-    path.write_text(json.dumps({"format": calibration.FORMAT, "kinds": kinds, **extra}))
+    photo = thresholds if photo is None else photo
+    fields = {f: {"calibrator": WORDS_ONLY.to_json(),
+                  "accept_thresholds": {kind: by_kind[f] for kind, by_kind in
+                                        ((calibration.SCAN, thresholds),
+                                         (calibration.PHOTO, photo)) if f in by_kind}}
+              for f in {*thresholds, *photo}}
+    path.write_text(json.dumps({"format": calibration.FORMAT, "fields": fields, **extra}))
     calibration.fields.cache_clear()
 
 
@@ -124,7 +124,7 @@ def test_a_field_is_calibrated_by_its_kind_of_page(calibration_file):
 
 def test_a_calibration_of_a_kind_of_page_it_does_not_know_is_refused(calibration_file):
     data = json.loads(calibration_file.read_text())
-    data["kinds"]["fax"] = data["kinds"][calibration.SCAN]
+    data["fields"]["invoice_number"]["accept_thresholds"]["fax"] = 0.5
     calibration_file.write_text(json.dumps(data))
     calibration.fields.cache_clear()
     with pytest.raises(ValueError, match="fax"):
@@ -218,12 +218,35 @@ def test_the_shipped_calibration_is_well_formed():
     data = json.loads(calibration.CALIBRATION_PATH.read_text())
     assert data["format"] == calibration.FORMAT and data["documents"] > 0
     assert calibration.fitted_for_another_model(data) is None
-    assert set(data["kinds"]) == set(calibration.KINDS)
-    for kind, by_field in data["kinds"].items():
-        for field, entry in by_field.items():
-            fitted = calibration.FieldCalibration.from_json(entry)
-            assert len(fitted.calibrator.coef) in (0, WIDTH), (kind, field)
-            assert 0.0 <= fitted.threshold <= 1.01, (kind, field)
+    for field, entry in data["fields"].items():
+        assert len(Calibrator.from_json(entry["calibrator"]).coef) in (0, WIDTH), field
+        assert set(entry["accept_thresholds"]) <= set(calibration.KINDS), field
+        for threshold in entry["accept_thresholds"].values():
+            assert 0.0 <= threshold <= 1.01, field
+    assert set(calibration.fields()) == set(calibration.KINDS)
+
+
+def test_one_calibrator_for_both_kinds_and_a_threshold_for_each():
+    """A photo's wrong value that reads as sure as right ones holds back photos, not scans;
+    the calibrator learns from both kinds, and a kind with no value gets no threshold."""
+    from ledgerline_tools.calibrate_ocr import Outcome, fit_field
+
+    def evidence(sure: float) -> tuple:
+        return (sure, *(0.0,) * (WIDTH - 1))
+
+    got = []
+    for doc in range(24):
+        sure = 1.0 + doc / 8  # right values from 1.0 up; the first four documents' are wrong
+        got.append(Outcome(evidence(sure), doc >= 4, doc, calibration.SCAN))
+        got.append(Outcome(evidence(sure + 0.05), doc not in (0, 1, 20), doc, calibration.PHOTO))
+    calibrator, thresholds = fit_field("invoice_number", got)
+    assert set(thresholds) == set(calibration.KINDS)
+    assert thresholds[calibration.SCAN] < thresholds[calibration.PHOTO]
+    assert calibrator(evidence(3.0)) > calibrator(evidence(1.0))  # one fit over both kinds
+    assert calibrator(evidence(4.0)) >= thresholds[calibration.SCAN]
+
+    _, scans_only = fit_field("invoice_number", [o for o in got if o.kind == calibration.SCAN])
+    assert set(scans_only) == {calibration.SCAN}
 
 
 # -- end to end, with the shipped calibration -------------------------------------------------

@@ -13,12 +13,15 @@ ranker was not trained on and the benchmarks do not score; and its field's accep
 for OCR'd values is chosen on that data as the ranker chooses its own, on confidences each
 computed by a calibrator fitted without the value's document (``ledgerline_tools/calibrate_ocr.py``).
 
-Each field has a calibrator and a threshold per :data:`KINDS` of page, chosen by what OCR did
-to the page it read the value from (:func:`kind`): a page it took for a phone photo (cut from
-its desk and squared, or read again without its paper's grain: :attr:`..model.Page.photo`) and
-a scan. Fitted over both, one photo's wrong values that read with a right value's evidence set
-every scan's threshold: the invoice number's went from 0.79 to 0.94 once photos read their
-tables again, and the clean scans taken without review from 28 % to 19 % (bench/RESULTS.md).
+Each field has one calibrator, fitted on photos' and scans' values alike, and a threshold per
+:data:`KINDS` of page, chosen by what OCR did to the page it read the value from (:func:`kind`):
+a page it took for a phone photo (cut from its desk and squared, or read again without its
+paper's grain: :attr:`..model.Page.photo`) and a scan. With one threshold over both, a photo's
+wrong values that read with a right value's evidence set every scan's: the invoice number's went
+from 0.79 to 0.94 once photos read their tables again, and the clean scans taken without review
+from 28 % to 19 %; with a calibrator per kind too, half the data left the scans' invoice number
+and issue date with too few wrong values to fit and raised their other thresholds
+(bench/RESULTS.md).
 
 The file (``calibration.json`` beside this module) names the OCR identity and the ranker model
 it was fitted with; its digest is part of the OCR identity, so a new one is a new cache key. A
@@ -37,7 +40,7 @@ from ..document import ID_FIELDS
 from ..ranker.confidence import Calibrator, logit
 from .identity import CALIBRATION_FILE as CALIBRATION_PATH
 
-FORMAT = "ledgerline-ocr-calibration-7"
+FORMAT = "ledgerline-ocr-calibration-8"
 # The kinds of page calibrated apart: one OCR took for a phone photo, and a scan.
 SCAN, PHOTO = "scan", "photo"
 KINDS = (SCAN, PHOTO)
@@ -49,15 +52,10 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class FieldCalibration:
-    calibrator: Calibrator  # the OCR evidence of a value -> its confidence
-    threshold: float  # the confidence an OCR'd value needs to be taken without review
+    """How a field's OCR'd values read from one kind of page are calibrated and accepted."""
 
-    def to_json(self) -> dict:
-        return {"calibrator": self.calibrator.to_json(), "accept_threshold": self.threshold}
-
-    @classmethod
-    def from_json(cls, data: dict) -> FieldCalibration:
-        return cls(Calibrator.from_json(data["calibrator"]), data["accept_threshold"])
+    calibrator: Calibrator  # the OCR evidence of a value -> its confidence (every kind's)
+    threshold: float  # the confidence such a value needs to be taken without review
 
 
 def features(evidence: tuple, words: float, spelling: tuple[float, float, float],
@@ -151,7 +149,8 @@ def fields() -> dict[str, dict[str, FieldCalibration]]:
         return {}
     if data.get("format") != FORMAT:
         raise ValueError(f"{CALIBRATION_PATH.name} is not a {FORMAT} file")
-    unknown = set(data["kinds"]) - set(KINDS)
+    unknown = {kind for entry in data["fields"].values() for kind in entry["accept_thresholds"]}
+    unknown -= set(KINDS)
     if unknown:
         raise ValueError(f"{CALIBRATION_PATH.name} names kinds of page it has no use for: "
                          f"{', '.join(sorted(unknown))}")
@@ -160,8 +159,12 @@ def fields() -> dict[str, dict[str, FieldCalibration]]:
         log.warning("OCR calibration not applied: fitted with another %s; run "
                     "`make calibrate-ocr`", stale)
         return {}
-    return {k: {field: FieldCalibration.from_json(entry) for field, entry in by_field.items()}
-            for k, by_field in data["kinds"].items()}
+    out: dict[str, dict[str, FieldCalibration]] = {kind: {} for kind in KINDS}
+    for field, entry in data["fields"].items():
+        calibrator = Calibrator.from_json(entry["calibrator"])
+        for kind, threshold in entry["accept_thresholds"].items():
+            out[kind][field] = FieldCalibration(calibrator, threshold)
+    return out
 
 
 def fitted_for_another_model(data: dict) -> str | None:
