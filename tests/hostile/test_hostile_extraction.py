@@ -209,8 +209,10 @@ def test_a_blocked_parser_is_stopped_by_the_wall_clock(good_pdf):
 
 
 def test_a_parser_that_hoards_memory_gets_pdf_too_large(good_pdf):
-    code, elapsed = outcome(sandboxed(misbehaving.HoardsMemory()), good_pdf)
-    assert (code, elapsed < LIMITS.timeout_seconds) == ("pdf_too_large", True)
+    # A generous wall clock, so that only the memory limit can end it: on a busy machine the
+    # child's 256 MB once took longer than the 5 s default and came back as a timeout.
+    code, _ = outcome(sandboxed(misbehaving.HoardsMemory(), timeout_seconds=60), good_pdf)
+    assert code == "pdf_too_large"
 
 
 @pytest.mark.parametrize("inner, code", [
