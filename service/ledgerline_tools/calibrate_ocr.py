@@ -17,8 +17,9 @@ ranker's Platt scaling is fitted on the values of both kinds (the evidence means
 either, and half the data leaves fields with too few wrong values to fit), and each kind's
 acceptance threshold is chosen on its own values' confidences from calibrators fitted without
 the value's document (:func:`fit_field`): a photo's wrong values, read with a right value's
-evidence, no longer set the scans' thresholds. The OCR identity and the ranker model's digest are written with them:
-refit after a change of either (about 11 minutes on two quiet cores).
+evidence, no longer set the scans' thresholds. The OCR identity and the ranker model's digest
+are written with them: refit after a change of either (about 3 minutes on two quiet cores, 13
+under load).
 """
 from __future__ import annotations
 

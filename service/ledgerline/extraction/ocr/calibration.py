@@ -1,5 +1,5 @@
 """Confidence of values read by OCR, and the confidence they need to be taken without review,
-fitted on OCR'd documents apart from text layers, and for photos apart from scans.
+fitted on OCR'd documents apart from text layers; a photo's thresholds apart from a scan's.
 
 The ranker's confidence of a value (:mod:`..ranker.confidence`) and the acceptance threshold it
 is held to were fitted on text layers, whose words are never misread; the word confidence is
