@@ -34,11 +34,17 @@ def _fold_char(c: str) -> str:
     return base if len(base) == 1 else low
 
 
+# Japanese kana (with the katakana's phonetic extensions) and Han characters (with extension A
+# and the compatibility ideographs): scripts written without spaces between words.
+_CJK_RANGES = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+               (0xF900, 0xFAFF))
+CJK_CLASS = "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)  # in a [...] class
+
+
 def is_cjk(ch: str) -> bool:
-    """A Han character or Japanese kana: scripts written without spaces between words."""
+    """A Han character or Japanese kana (:data:`CJK_CLASS`)."""
     code = ord(ch)
-    return (0x3040 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0x3400 <= code <= 0x4DBF
-            or 0x4E00 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
 def fold(text: str) -> str:

@@ -13,6 +13,7 @@ import re
 from ..candidates import BELOW, RIGHT, SAME_LINE, UNDER_COLUMN_HEADER, Candidate, Evidence
 from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..geometry import DocText
+from ..text import CJK_CLASS
 from ..values.currencies import CURRENCIES, ISO_CODE
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
@@ -323,7 +324,7 @@ def _column_values(dt: DocText, field: str, i: int, xr=None) -> list[tuple[int, 
 
 # Two Latin letters, or one Han character or kana (a word, in Chinese or Japanese): a line
 # without them is figures only.
-_LETTERS = re.compile(r"[a-z]{2}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_LETTERS = re.compile(rf"[a-z]{{2}}|[{CJK_CLASS}]")
 PROSE_LINE_CHARS = 70  # a label in a longer line is part of running text
 WEAK_LABEL_WEIGHT = 0.8  # labels weighing less only hint at their field
 

@@ -236,16 +236,21 @@ def _reads_upright(words: list[Word]) -> bool:
             and statistics.median(w.confidence for w in long) >= UPRIGHT_CONFIDENCE)
 
 
+def legible_characters(words: list[Word]) -> list[str]:
+    """The letters and digits of the words read at least LEGIBLE_CONFIDENCE sure."""
+    return [ch for w in words if w.confidence >= LEGIBLE_CONFIDENCE
+            for ch in w.text if ch.isalnum()]
+
+
 def _legible_share(words: list[Word]) -> float:
     """The share of the reading's letters and digits read at least LEGIBLE_CONFIDENCE sure."""
-    read = [(ch, w.confidence) for w in words for ch in w.text if ch.isalnum()]
-    return sum(c >= LEGIBLE_CONFIDENCE for _, c in read) / len(read) if read else 1.0
+    read = sum(ch.isalnum() for w in words for ch in w.text)
+    return len(legible_characters(words)) / read if read else 1.0
 
 
 def _written_in_cjk(words: list[Word]) -> bool:
     """Does a reading with the CJK data show a page written in Han or kana (CJK_MIN_SHARE)?"""
-    legible = [ch for w in words if w.confidence >= LEGIBLE_CONFIDENCE
-               for ch in w.text if ch.isalnum()]
+    legible = legible_characters(words)
     cjk = sum(is_cjk(ch) for ch in legible)
     return cjk >= CJK_MIN_CHARS and cjk >= CJK_MIN_SHARE * len(legible)
 

@@ -20,8 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..model import Line, Page
-from .checksums import repair_line
 from ..text import is_cjk
+from .checksums import repair_line
 from .engine import PageResult, Word
 
 POINTS_PER_INCH = 72.0

@@ -7,7 +7,7 @@ import os
 from ..model import Page
 from ..sources.pdf_text import CID_SHARE, MIN_TEXT_CHARS
 from .coverage import unread_share
-from .engine import PageResult, engine_for
+from .engine import engine_for, legible_characters
 from .illumination import flatten, without_grain
 from .images import Frame, frames
 from .lines import page_from_result
@@ -24,7 +24,6 @@ SCAN_COVERAGE = 0.5  # ... and is one when pictures cover half of it
 # generated scans at 150-300 dpi the share is 0.01-0.05; phone photos whose tables went unread
 # 0.57-0.95.
 RETRY_UNREAD_SHARE = 0.1
-LEGIBLE_CONFIDENCE = 0.5
 
 _running = 0
 
@@ -108,7 +107,9 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
         clean = without_grain(image)
         again = engine.read(clean, dpi, analysis=upright)
         pictures += [clean, again.picture]
-        if (_legible(again) > _legible(result) and again.picture is not None
+        # of the two readings, the one with more letters and digits read with some assurance
+        if (len(legible_characters(again.words)) > len(legible_characters(result.words))
+                and again.picture is not None
                 and unread_share(again.picture, again.words, dpi) < unread):
             result = again
     for done in {id(im): im for im in pictures if im is not None}.values():
@@ -118,12 +119,6 @@ def _read_frame(engine, frame: Frame, options: OcrOptions) -> Page:
     out.read_again = reader(result, dpi, engine.second)
     out.photo = photo
     return out
-
-
-def _legible(result: PageResult) -> int:
-    """Letters and digits read with some assurance: of two readings of a page, the better."""
-    return sum(sum(ch.isalnum() for ch in word.text) for word in result.words
-               if word.confidence >= LEGIBLE_CONFIDENCE)
 
 
 def pages_to_ocr(path: str | os.PathLike, pages: list[Page]) -> list[int]:

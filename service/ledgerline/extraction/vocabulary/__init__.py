@@ -68,7 +68,7 @@ from types import ModuleType
 from babel import Locale
 
 from ..languages import VOCABULARY_ORDER
-from ..text import fold
+from ..text import CJK_CLASS, fold
 
 LABEL_CONTEXTS = ("numbered_title", "other_document", "numbered_not_invoice", "other_date_context")
 # The columns of a line-item table a header cell may name; "unit_price_weak" is a word that names
@@ -393,8 +393,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         item_table_header=_item_table_header(headers),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         # a Chinese or Japanese legal form is written glued to the name ("…高速公路有限公司")
-        legal_form=rx(r"(?:(?:\b|(?=[\u3040-\u30ff\u3400-\u9fff]))(?:{})(?=$|[\s,.)]))",
-                      "LEGAL_FORMS"),
+        legal_form=rx(r"(?:(?:\b|(?=[" + CJK_CLASS + r"]))(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
         # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
         # longest first and whole words: "nome:" is not "nom" and "e:", "firmanavn" not "firma"
