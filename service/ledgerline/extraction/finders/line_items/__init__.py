@@ -52,7 +52,8 @@ from .header import Header, page_headers
 from .headerless import headerless_tables
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .labelled import labelled_items
-from .rows import Row, count_whole_numbers, table_rows
+from .reread import settle_by_total
+from .rows import Figure, Row, count_whole_numbers, table_rows
 
 
 # A row whose text starts this many points right of the item above it is indented under it.
@@ -66,11 +67,13 @@ class Table:
     header: Header
     items: list[dict] = field(default_factory=list)
     starts: list[float | None] = field(default_factory=list)  # where each item's text starts
+    printed: list[Figure | None] = field(default_factory=list)  # each item's amount as printed
 
 
 def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) -> Table | None:
     """Add the items of these rows to the table; the table when it goes on past them."""
-    got, closed = table_rows(pg, table.header, rows)
+    got, closing = table_rows(pg, table.header, rows)
+    closed = closing is not None
     total = amount_column(table.header, got)
     if total is not None:
         count_whole_numbers(got, total)
@@ -91,8 +94,20 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
             break
         table.items.append(item)
         table.starts.append(text_start(block, table.header, total))
+        table.printed.append(printed_amount(block, item, total))
     drop_breakdowns(table)
+    if closing is not None and total is not None and not earlier:
+        # a misread amount, where the row closing the table states another sum of the items
+        settle_by_total(pg.dt, table.items, table.printed, closing.amount(total))
     return None if closed else table
+
+
+def printed_amount(block: list[Row], item: dict, total: int) -> Figure | None:
+    """The figure of the item's amount row in the amount column, where the item's net amount is
+    that figure as printed."""
+    anchor = next(r for r in block if r.amount(total) is not None)
+    figure = anchor.amount_figure(total)
+    return figure if figure is not None and figure.value == item["net_amount"] else None
 
 
 def text_start(block: list[Row], header: Header, total: int) -> float | None:
@@ -119,6 +134,7 @@ def drop_breakdowns(table: Table) -> None:
             keep[k + 1 : run] = [False] * len(parts)
     table.items = [it for it, ok in zip(table.items, keep, strict=True) if ok]
     table.starts = [x for x, ok in zip(table.starts, keep, strict=True) if ok]
+    table.printed = [x for x, ok in zip(table.printed, keep, strict=True) if ok]
 
 
 def extract_line_items(dt: DocText) -> list[dict]:
