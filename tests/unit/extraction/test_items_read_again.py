@@ -91,3 +91,33 @@ def test_a_table_headed_by_its_materials_lists_them():
         *row(640, (300, "Total:"), right(400, "$246.90")),
     ]
     assert nets(items_of(lines)) == ["123.45", "123.45"]
+
+
+# --------------------------------------------------------------------------- summed columns
+def schedule(last: str = "$225.00", total: str = "$1,485.00") -> list:
+    """A schedule of spots: no header read, each spot's lines over its amount, no quantity or
+    price beside it, and the totals row's figure under another column than the amounts'."""
+    return [
+        *row(700, (50, "Advertiser"), (150, "Friends of the Station")),
+        *row(640, (20, "1"), (50, "Evening News")),
+        *row(630, (50, "09/24/12 5:39 PM"), right(560, "$630.00")),
+        *row(610, (20, "2"), (50, "Evening News")),
+        *row(600, (50, "09/20/12 5:57 PM"), right(560, "$630.00")),
+        *row(580, (20, "3"), (50, "Sunday Morning")),
+        *row(570, (50, "09/23/12 10:34 AM"), right(560, last)),
+        *row(550, (300, "Gross Total"), right(470, total)),
+        *row(540, (300, "Agency Commission"), right(470, "$222.75")),
+    ]
+
+
+def test_a_column_of_amounts_a_totals_row_adds_up_gives_the_items():
+    assert nets(items_of(schedule())) == ["630.00", "630.00", "225.00"]
+
+
+def test_a_column_of_amounts_no_total_adds_up_gives_no_items():
+    assert items_of(schedule(last="$325.00")) == []
+
+
+def test_a_column_whose_sum_is_printed_without_a_totals_label_gives_no_items():
+    lines = [ln for ln in schedule() if ln.text != "Gross Total"]
+    assert items_of(lines) == []

@@ -53,6 +53,7 @@ from .headerless import headerless_tables
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .labelled import labelled_items
 from .reread import settle_by_total
+from .summed import summed_tables
 from .rows import Figure, Row, count_whole_numbers, table_rows
 
 
@@ -141,7 +142,8 @@ def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
     # headers whose amount cells went unread (OCR), then tables with no header read at all, are
     # looked for only where no table is found
-    items = table_items(pg, unread=False) or table_items(pg, unread=True) or headerless_items(pg)
+    items = (table_items(pg, unread=False) or table_items(pg, unread=True)
+             or headerless_items(pg) or summed_items(pg))
     if not items:
         return labelled_items(dt)
     if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
@@ -184,6 +186,17 @@ def headerless_items(pg: Layout) -> list[dict]:
     tables = []
     for page in sorted(pg.dt.by_page):
         for header, rows in headerless_tables(pg, page):
+            table = Table(header)
+            read_rows(pg, table, rows, leading=True)
+            tables.append(table)
+    return distinct_items(tables)
+
+
+def summed_items(pg: Layout) -> list[dict]:
+    """The items of a column of amounts a totals row adds up (:mod:`.summed`)."""
+    tables = []
+    for page in sorted(pg.dt.by_page):
+        for header, rows in summed_tables(pg, page):
             table = Table(header)
             read_rows(pg, table, rows, leading=True)
             tables.append(table)
