@@ -121,3 +121,20 @@ def test_a_column_of_amounts_no_total_adds_up_gives_no_items():
 def test_a_column_whose_sum_is_printed_without_a_totals_label_gives_no_items():
     lines = [ln for ln in schedule() if ln.text != "Gross Total"]
     assert items_of(lines) == []
+
+
+# --------------------------------------------------------------------------- one item's total
+def one_item(total_row: str) -> list:
+    return [
+        *row(700, (50, "Description"), right(400, "Amount")),
+        *row(680, (50, "Toll, lorry"), right(400, "286.23")),
+        *row(600, (50, "& i+"), right(400, total_row)),  # the totals label misread
+    ]
+
+
+def test_the_one_items_amount_repeated_with_its_currency_is_the_total():
+    assert nets(items_of(one_item("¥ 286.23"))) == ["286.23"]
+
+
+def test_the_one_items_amount_repeated_bare_is_a_second_item():
+    assert nets(items_of(one_item("286.23"))) == ["286.23", "286.23"]

@@ -88,19 +88,31 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     earlier = len(table.items)  # items of the pages before
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
-        if is_sum(item, table.items):
+        printed = printed_amount(block, item, total)
+        if is_sum(item, table.items) or repeats_the_only_item(item, printed, table):
             if earlier and len(table.items) == earlier:
                 continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
         table.items.append(item)
         table.starts.append(text_start(block, table.header, total))
-        table.printed.append(printed_amount(block, item, total))
+        table.printed.append(printed)
     drop_breakdowns(table)
     if closing is not None and total is not None and not earlier:
         # a misread amount, where the row closing the table states another sum of the items
         settle_by_total(pg.dt, table.items, table.printed, closing.amount(total))
     return None if closed else table
+
+
+def repeats_the_only_item(item: dict, printed: Figure | None, table: Table) -> bool:
+    """A row repeating the one item's amount with a currency sign the item's figure lacks
+    ("¥ 286.23" under "286.23", its label unread) is the table's total, no second item: item rows
+    print bare figures, a totals row its currency. Two items of one amount print alike."""
+    if len(table.items) != 1 or item["quantity"] is not None or item["unit_price"] is not None:
+        return False
+    only = table.printed[0]
+    return (item["net_amount"] == table.items[0]["net_amount"] and printed is not None
+            and only is not None and printed.marked and not only.marked)
 
 
 def printed_amount(block: list[Row], item: dict, total: int) -> Figure | None:
