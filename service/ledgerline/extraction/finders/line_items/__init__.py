@@ -30,12 +30,16 @@ EN 16931 invoice rendered term by term): each block's labelled net amount is an 
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
 amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
-blocks of labelled values), :mod:`.headerless` (a table whose header was not read).
+blocks of labelled values), :mod:`.headerless` (a table whose header was not read),
+:mod:`.summed` (a column of amounts a totals row adds up), :mod:`.reread` (an amount the totals
+row disowns, read again).
 
 Where no table is found, a header naming the items' text or quantity whose amount cells went
 unread is tried (its columns taken from the figures below it), then a table with no header
 read at all; in both only the rows' arithmetic (quantity × price = amount) names the amount
-column. Text a source misreads is read in the same terms: a label parted into two cells, a
+column; last, a column of amounts whose sum a totals row under them states. Where the row
+closing a table states another sum than its items', the one amount a second reading of the page
+gives as the sum asks is taken (an OCR'd page only). Text a source misreads is read in the same terms: a label parted into two cells, a
 repeated header missing or misreading a cell, a figure that lost a digit or its separator where
 the row's other figures say so.
 """
