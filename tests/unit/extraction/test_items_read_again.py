@@ -138,3 +138,11 @@ def test_the_one_items_amount_repeated_with_its_currency_is_the_total():
 
 def test_the_one_items_amount_repeated_bare_is_a_second_item():
     assert nets(items_of(one_item("286.23"))) == ["286.23", "286.23"]
+
+
+def test_an_amount_more_than_one_digit_from_the_figure_asked_is_never_read_again():
+    # the total asks 178.50 of the first (two digits away), 42.50 of the second (two too)
+    lines = receipt("148.00", subtotal="190.50")
+    again = SecondReading(lines, {"148.00": "178.50", "12.00": "42.50"})
+    assert nets(items_of(lines, again)) == ["148.00", "12.00"]
+    assert again.asked == []

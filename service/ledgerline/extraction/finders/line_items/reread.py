@@ -5,7 +5,9 @@ another figure, one of them may be misread: OCR takes a 5 for a 6 ("160" for "15
 till receipt's worn print. The figure the sum asks of each item (the stated total less the other
 items) is looked for in a second, independent reading of that item's printed amount, where the
 source can read the page again (a second recogniser over an OCR'd page's picture); an item takes
-it only where that reading gives exactly it, and only where one item's does. The items of a
+it only where that reading gives exactly it, and only where one item's does; and only an amount
+one digit away from the figure asked is read again (a misread character, not a total of
+another kind). The items of a
 table that adds up, and those of a page the source cannot read again (a text layer), are never
 read again: the check costs nothing where the arithmetic closes.
 """
@@ -36,7 +38,7 @@ def settle_by_total(dt: DocText, items: list[dict], printed: list[Figure | None]
         if figure is None or figure.line is None or figure.box is None:
             continue
         wanted = stated - (sum(amounts) - amounts[k])
-        if wanted <= 0 or wanted == amounts[k]:
+        if wanted <= 0 or not one_digit_apart(amounts[k], wanted):
             continue
         if _read_again_as(dt, figure, wanted):
             fixes.append((k, wanted))
@@ -45,6 +47,15 @@ def settle_by_total(dt: DocText, items: list[dict], printed: list[Figure | None]
     k, wanted = fixes[0]
     items[k]["net_amount"] = wanted
     return True
+
+
+def one_digit_apart(printed: Decimal, wanted: Decimal) -> bool:
+    """Are the two amounts written with as many digits, one of them another ("160.00" for
+    "150.00")? What a misread character makes of a figure; a total that is another figure
+    than the items' sum (a gross total under net amounts, a sum after a discount) differs in
+    more, and is never read again for."""
+    a, b = f"{printed:.2f}", f"{wanted:.2f}"
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 def _read_again_as(dt: DocText, figure: Figure, wanted: Decimal) -> bool:
