@@ -50,8 +50,9 @@ MODEL_CONFIG: dict = {
     "text_layer_cross_check": True,
     "languages": list(VOCABULARY_ORDER),
     # line-item tables read by header geometry, arithmetic and net amounts of gross lines;
-    # else lines printed as blocks of labelled values
-    "line_items": "header-geometry-2",
+    # else lines printed as blocks of labelled values; an amount the totals row disowns read
+    # again where the source can (3)
+    "line_items": "header-geometry-3",
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": metadata.version("pdfminer.six"),

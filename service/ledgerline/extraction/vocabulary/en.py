@@ -178,7 +178,7 @@ COLUMN_HEADERS = {
         r"\b(?:amount|line\s+total|total|subtotal|net|value|taxable(?:\s+(?:value|amount))?)\b",
     ),
     "unit_price_weak": (),
-    "description": (r"\b(?:description|items?|products?|services?|article|details?)\b",),
+    "description": (r"\b(?:description|items?|products?|services?|materials?|article|details?)\b",),
     "vat_amount": (r"\b(?:vat|tax|gst)\s+amount\b|\bamount\s+of\s+(?:vat|tax)\b",),
     "gross_amount": (
         r"\b(?:amount|total|price)\s+(?:incl\.?|including|inc\.?|with)\s*(?:vat|tax|gst)\b"

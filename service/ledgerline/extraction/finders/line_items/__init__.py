@@ -30,12 +30,16 @@ EN 16931 invoice rendered term by term): each block's labelled net amount is an 
 Modules: :mod:`.cells` (cells and column kinds), :mod:`.header` (header rows and columns),
 :mod:`.rows` (figures and text by column, the rows that end a table), :mod:`.amounts` (the
 amount column), :mod:`.items` (rows into items and their values), :mod:`.labelled` (lines as
-blocks of labelled values), :mod:`.headerless` (a table whose header was not read).
+blocks of labelled values), :mod:`.headerless` (a table whose header was not read),
+:mod:`.summed` (a column of amounts a totals row adds up), :mod:`.reread` (an amount the totals
+row disowns, read again).
 
 Where no table is found, a header naming the items' text or quantity whose amount cells went
 unread is tried (its columns taken from the figures below it), then a table with no header
 read at all; in both only the rows' arithmetic (quantity × price = amount) names the amount
-column. Text a source misreads is read in the same terms: a label parted into two cells, a
+column; last, a column of amounts whose sum a totals row under them states. Where the row
+closing a table states another sum than its items', the one amount a second reading of the page
+gives as the sum asks is taken (an OCR'd page only). Text a source misreads is read in the same terms: a label parted into two cells, a
 repeated header missing or misreading a cell, a figure that lost a digit or its separator where
 the row's other figures say so.
 """
@@ -52,7 +56,9 @@ from .header import Header, page_headers
 from .headerless import headerless_tables
 from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
 from .labelled import labelled_items
-from .rows import Row, count_whole_numbers, table_rows
+from .reread import settle_by_total
+from .summed import summed_tables
+from .rows import Figure, Row, count_whole_numbers, table_rows
 
 
 # A row whose text starts this many points right of the item above it is indented under it.
@@ -66,11 +72,13 @@ class Table:
     header: Header
     items: list[dict] = field(default_factory=list)
     starts: list[float | None] = field(default_factory=list)  # where each item's text starts
+    printed: list[Figure | None] = field(default_factory=list)  # each item's amount as printed
 
 
 def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) -> Table | None:
     """Add the items of these rows to the table; the table when it goes on past them."""
-    got, closed = table_rows(pg, table.header, rows)
+    got, closing = table_rows(pg, table.header, rows)
+    closed = closing is not None
     total = amount_column(table.header, got)
     if total is not None:
         count_whole_numbers(got, total)
@@ -84,15 +92,39 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     earlier = len(table.items)  # items of the pages before
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
-        if is_sum(item, table.items):
+        printed = printed_amount(block, item, total)
+        if is_sum(item, table.items) or repeats_the_only_item(item, printed, table):
             if earlier and len(table.items) == earlier:
                 continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
         table.items.append(item)
         table.starts.append(text_start(block, table.header, total))
+        table.printed.append(printed)
     drop_breakdowns(table)
+    if closing is not None and total is not None and not earlier:
+        # a misread amount, where the row closing the table states another sum of the items
+        settle_by_total(pg.dt, table.items, table.printed, closing.amount(total))
     return None if closed else table
+
+
+def repeats_the_only_item(item: dict, printed: Figure | None, table: Table) -> bool:
+    """A row repeating the one item's amount with a currency sign the item's figure lacks
+    ("¥ 286.23" under "286.23", its label unread) is the table's total, no second item: item rows
+    print bare figures, a totals row its currency. Two items of one amount print alike."""
+    if len(table.items) != 1 or item["quantity"] is not None or item["unit_price"] is not None:
+        return False
+    only = table.printed[0]
+    return (item["net_amount"] == table.items[0]["net_amount"] and printed is not None
+            and only is not None and printed.marked and not only.marked)
+
+
+def printed_amount(block: list[Row], item: dict, total: int) -> Figure | None:
+    """The figure of the item's amount row in the amount column, where the item's net amount is
+    that figure as printed."""
+    anchor = next(r for r in block if r.amount(total) is not None)
+    figure = anchor.amount_figure(total)
+    return figure if figure is not None and figure.value == item["net_amount"] else None
 
 
 def text_start(block: list[Row], header: Header, total: int) -> float | None:
@@ -119,13 +151,15 @@ def drop_breakdowns(table: Table) -> None:
             keep[k + 1 : run] = [False] * len(parts)
     table.items = [it for it, ok in zip(table.items, keep, strict=True) if ok]
     table.starts = [x for x, ok in zip(table.starts, keep, strict=True) if ok]
+    table.printed = [x for x, ok in zip(table.printed, keep, strict=True) if ok]
 
 
 def extract_line_items(dt: DocText) -> list[dict]:
     pg = Layout(dt)
     # headers whose amount cells went unread (OCR), then tables with no header read at all, are
     # looked for only where no table is found
-    items = table_items(pg, unread=False) or table_items(pg, unread=True) or headerless_items(pg)
+    items = (table_items(pg, unread=False) or table_items(pg, unread=True)
+             or headerless_items(pg) or summed_items(pg))
     if not items:
         return labelled_items(dt)
     if any(it.pop(IMPLAUSIBLE_RATE, False) for it in list(items)):
@@ -168,6 +202,17 @@ def headerless_items(pg: Layout) -> list[dict]:
     tables = []
     for page in sorted(pg.dt.by_page):
         for header, rows in headerless_tables(pg, page):
+            table = Table(header)
+            read_rows(pg, table, rows, leading=True)
+            tables.append(table)
+    return distinct_items(tables)
+
+
+def summed_items(pg: Layout) -> list[dict]:
+    """The items of a column of amounts a totals row adds up (:mod:`.summed`)."""
+    tables = []
+    for page in sorted(pg.dt.by_page):
+        for header, rows in summed_tables(pg, page):
             table = Table(header)
             read_rows(pg, table, rows, leading=True)
             tables.append(table)

@@ -40,6 +40,9 @@ class Figure:
     decimals: bool  # printed with decimals
     percent: bool
     marked: bool  # a currency beside it, or thousands grouped: money even without decimals
+    # where it is printed: its line (an index into the document's lines) and its box there
+    line: int | None = field(default=None, compare=False)
+    box: tuple[float, ...] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -58,9 +61,14 @@ class Row:
 
     def amount(self, col: int | None) -> Decimal | None:
         """The figure in the column, when it reads as a money amount."""
+        got = self.amount_figure(col)
+        return None if got is None else got.value
+
+    def amount_figure(self, col: int | None) -> Figure | None:
+        """The figure :meth:`amount` reads."""
         for f in self.numbers.get(col, ()):
             if not f.percent and (f.decimals or f.marked or (self.whole and f.value)):
-                return f.value
+                return f
         return None
 
     def number(self, col: int | None) -> Decimal | None:
@@ -102,7 +110,8 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                     MONEY_MARK.search(ln.text[max(0, s - MARK_REACH) : e + MARK_REACH])
                     or GROUPED.search(ln.text[s:e])
                 )
-                figures.append((Figure(value, has_dec, percent, marked), ln.span_bbox(s, e)))
+                box = ln.span_bbox(s, e)
+                figures.append((Figure(value, has_dec, percent, marked, c.line, tuple(box)), box))
                 rest[s - c.start : e - c.start] = " " * (e - s)
         text = "".join(rest).strip()
         worded = not FIGURES_ONLY.fullmatch(text) and not CURRENCY_ONLY.match(text.lower())
@@ -111,7 +120,8 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                 s, e = c.start + m.start(), c.start + m.end()
                 percent = ln.text[e : e + 3].lstrip().startswith("%")
                 value = Decimal(m.group().replace(",", "."))
-                figures.append((Figure(value, False, percent, False), ln.span_bbox(s, e)))
+                box = ln.span_bbox(s, e)
+                figures.append((Figure(value, False, percent, False, c.line, tuple(box)), box))
         labelling = labelling and (worded or not label)
         if labelling:
             label.append(c.folded)
@@ -198,9 +208,10 @@ def carried_forward(row: Row, header: Header) -> bool:
     return not priced(header, row)
 
 
-def table_rows(pg: Layout, header: Header, rows: list[list[int]]) -> tuple[list[Row], bool]:
+def table_rows(pg: Layout, header: Header, rows: list[list[int]]
+               ) -> tuple[list[Row], Row | None]:
     """The rows of a table segment (under its header, or a continued page), up to the row that
-    closes it; (rows, closed)."""
+    closes it; (rows, the closing row or None where no row closed it)."""
     dt, parsed = pg.dt, []
     tiny = TINY_HEIGHTS * header.height
     left = header.columns[0].x0 - LEFT_OF_TABLE
@@ -223,10 +234,10 @@ def table_rows(pg: Layout, header: Header, rows: list[list[int]]) -> tuple[list[
             continue
         if closes_table(header, row):
             if not items_follow(header, parsed[n + 1 :]):
-                return out, True
+                return out, row
             continue  # a subtotal of the items above, more items below it
         out.append(row)
-    return out, False
+    return out, None
 
 
 def items_follow(header: Header, rows: list[Row]) -> bool:
