@@ -105,10 +105,13 @@ def rounded_to_whole_units(exact: Decimal, gross: Decimal) -> bool:
         and miss <= ROUNDING_SHARE * abs(gross)
 
 
-def _br_co_15(net, tax, gross, derived, whole_units: bool = False) -> dict:
+def _br_co_15(net, tax, gross, derived, whole_units: bool = False, no_vat: bool = False) -> dict:
     text = "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)"
     if tax is None and net is not None and net == gross and not derived:
         return _result("BR-CO-15", "pass", f"no VAT total printed: net total = gross total {gross}")
+    if no_vat and net is None and tax is None and gross is not None and not derived:
+        return _result("BR-CO-15", "pass", f"no VAT printed: the gross total {gross} is the only "
+                       "total the invoice states")
     computed = [name for name in ("net_total", "tax_total", "gross_total") if name in derived]
     if not computed or None in (net, tax, gross):
         exact = None if net is None or tax is None else net + tax
@@ -132,10 +135,13 @@ def arithmetic_rules(
     tax_breakdown: list | None,
     derived: frozenset = frozenset(),
     whole_units: bool = False,
+    no_vat: bool = False,
 ) -> list[dict]:
     """BR-CO-10..17 over plain values (Decimal or None); totals/breakdown may be unknown (None);
     ``derived``: the totals that were computed from the others rather than read;
-    ``whole_units``: a gross total rounded to whole units passes BR-CO-15 (a printed page)."""
+    ``whole_units``: a gross total rounded to whole units passes BR-CO-15 (a printed page);
+    ``no_vat``: the page states one total and no VAT at all, so that a gross total without a
+    net and a VAT total passes BR-CO-15 (``ranker.stated.states_no_vat``)."""
     net, tax, gross, due = (
         _d(fields.get(k)) for k in ("net_total", "tax_total", "gross_total", "amount_due")
     )
@@ -187,7 +193,7 @@ def arithmetic_rules(
         )
     else:
         out.append(_result("BR-CO-14", "skipped", "no VAT breakdown"))
-    out.append(_br_co_15(net, tax, gross, derived, whole_units))
+    out.append(_br_co_15(net, tax, gross, derived, whole_units, no_vat))
     if totals:
         prepaid = _d(totals.get("prepaid")) or Decimal("0")
         rounding = _d(totals.get("rounding")) or Decimal("0")
@@ -284,13 +290,14 @@ def identifier_checks(fields: dict, vat_countries: dict | None = None) -> list[d
 
 
 def run_all(
-    fields: dict, *, line_items, totals, tax_breakdown, derived: frozenset = frozenset()
+    fields: dict, *, line_items, totals, tax_breakdown, derived: frozenset = frozenset(),
+    no_vat: bool = False,
 ) -> list[dict]:
     """Every check of values read from a printed page (its gross total may be rounded to whole
-    units: :func:`rounded_to_whole_units`)."""
+    units: :func:`rounded_to_whole_units`; ``no_vat``: see :func:`arithmetic_rules`)."""
     out = arithmetic_rules(
         fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown, derived=derived,
-        whole_units=True,
+        whole_units=True, no_vat=no_vat,
     )
     return out + identifier_checks(fields)
 

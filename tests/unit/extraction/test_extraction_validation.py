@@ -81,6 +81,22 @@ def test_a_printed_gross_rounded_to_whole_units_passes_br_co_15():
     assert res["BR-CO-15"]["status"] == "fail"
 
 
+def test_a_page_that_states_no_vat_passes_br_co_15_on_its_gross_total_alone():
+    only_gross = {"net_total": None, "tax_total": None, "gross_total": D("10545.00")}
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None,
+                           no_vat=True))
+    assert res["BR-CO-15"]["status"] == "pass"
+    assert "no VAT printed" in res["BR-CO-15"]["detail"]
+    # not known to state no VAT: the check cannot run, and a person looks
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None))
+    assert res["BR-CO-15"]["status"] == "skipped"
+    assert apply_to_confidence([res["BR-CO-15"]], {})
+    # a gross total computed from the others proves nothing
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None,
+                           derived=frozenset({"gross_total"}), no_vat=True))
+    assert res["BR-CO-15"]["status"] == "skipped"
+
+
 def test_br_co_13_with_allowances_and_charges():
     totals = {"line_total": D("202.70"), "allowance_total": D("14.73"), "charge_total": D("5.80")}
     ok = _by_rule(
