@@ -119,29 +119,3 @@ def test_a_seller_name_the_page_speaks_against_is_never_sure_enough_to_take(make
     pick = decide(doc, probs, {})["seller_name"]
     assert pick.value == "Kestrel Farms AG"
     assert pick.confidence <= DISPUTED_CEILING
-
-
-class _Place:
-    def __init__(self, line: int):
-        self.line = line
-
-
-def _name_row(name: str, line: int, *features: str):
-    from ledgerline.extraction.ranker.features import FEATURE_INDEX, FEATURE_NAMES, Row
-
-    x = [0.0] * len(FEATURE_NAMES)
-    for f in features:
-        x[FEATURE_INDEX[f]] = 1.0
-    return Row("seller_name", name, [_Place(line)], x)
-
-
-def test_a_rival_printed_twice_without_the_issuers_lines_does_not_dispute_a_seller():
-    # the letterhead's name printed once; "Totaal" over the items' column and over the total
-    rows = [_name_row("Bedrijf XYZ", 0), _name_row("Totaal", 20), _name_row("Totaal", 40)]
-    assert issuer_evidence("Bedrijf XYZ", rows, None) == (0.0, 0.0)
-    # a rival with an issuer's own line (the e-mail domain) does
-    rows.append(_name_row("Jansen Handel", 30, "name_in_domain"))
-    assert issuer_evidence("Bedrijf XYZ", rows, None)[1] == 1.0
-    # the seller's own name printed twice is still support for it
-    twice = [_name_row("Bedrijf XYZ", 0), _name_row("Bedrijf XYZ", 50)]
-    assert issuer_evidence("Bedrijf XYZ", twice, None) == (1.0, 0.0)
