@@ -68,29 +68,25 @@ def issuer_evidence(value, rows: list[Row], other_party) -> tuple[float, float]:
     return float(min(support, MAX_SUPPORT)), against
 
 
-def _support(same: list[Row], *, places: bool = True) -> float:
-    """One point per kind of the issuer's own lines a place of the name has, and with
-    ``places`` one for being printed in two places at least."""
+def _support(same: list[Row]) -> float:
     support = 0.0
     for _name, features in SUPPORT:
         if any(r.x[FEATURE_INDEX[f]] for r in same for f in features):
             support += 1
-    if places and len({r.cands[0].line for r in same if r.cands}) >= 2:
+    if len({r.cands[0].line for r in same if r.cands}) >= 2:  # printed in two places at least
         support += 1
     return support
 
 
 def _rival_support(core: str, rows: list[Row]) -> float:
-    """The most support any other name on the page has from the issuer's own lines: an
-    addressee taken for the issuer leaves them (its domain, its VAT id, its bank account) to
-    another name. Being printed twice is no such line: a total's label ("Totaal"), a country,
-    the addressee repeated on a payment slip are printed twice as often as the issuer is."""
+    """The most support any other name on the page has: an addressee taken for the issuer
+    leaves the issuer's own lines (its domain, its VAT id, its bank account) to another name."""
     others: dict[str, list[Row]] = {}
     for r in rows:
         other = name_core(r.value) if r.value is not None else ""
         if other and other != core and not is_label_or_sentence(str(r.value)):
             others.setdefault(other, []).append(r)
-    return max((_support(same, places=False) for same in others.values()), default=0.0)
+    return max((_support(same) for same in others.values()), default=0.0)
 
 
 def is_label_or_sentence(text: str) -> bool:
