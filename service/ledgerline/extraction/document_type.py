@@ -39,6 +39,9 @@ NEGATIVE_CORRECTION_SURE = 0.9  # a correction's title over totals printed negat
 UNSIGNED_CORRECTION = 0.5  # a correction's title over positive totals: which way it goes is unsure
 NEGATIVE_TOTALS_SURE = 0.8  # no title says so, but the totals are printed negative
 INVOICE_TITLED = 0.95  # an invoice's title printed, no credit note's
+# No title printed, but a label of the page is a word an invoice's title begins ("Factuurnummer:",
+# "Rechnungsdatum:"): in the languages that join words, the page names itself an invoice.
+TITLE_IN_LABEL = 0.9
 UNTITLED = 0.8  # neither title printed (a receipt, a bill)
 # The title is among the first lines of page 1, at the start of its line or on a short line
 # ("Credit note", "GUTSCHRIFT Nr. 17"), not in a sentence ("… as stated in our credit note …").
@@ -107,6 +110,10 @@ def of_text(dt: DocText, printed_totals: dict) -> DocumentType:
     invoice = _title(dt, V.invoice_titles)
     if invoice is not None:
         return _typed(dt, INVOICE, INVOICE_TITLED, invoice, "printed title")
+    if _title(dt, V.credit_note_compounds) is None:
+        label = _title(dt, V.title_compounds, label=True)
+        if label is not None:
+            return _typed(dt, INVOICE, TITLE_IN_LABEL, label, "label named after the title")
     return DocumentType(INVOICE, UNTITLED, "no credit note's or invoice's title printed")
 
 
@@ -118,14 +125,15 @@ def credit_titled(dt: DocText) -> bool:
     return any(_title(dt, rx) is not None for rx in (V.credit_note_titles, V.correction_titles))
 
 
-def _title(dt: DocText, pattern, *, anywhere: bool = False) -> tuple[int, int, int] | None:
+def _title(dt: DocText, pattern, *, anywhere: bool = False,
+           label: bool = False) -> tuple[int, int, int] | None:
     """(line, start, end) of the first title-like match of ``pattern`` at the head of page 1
-    (``anywhere``: any match there)."""
+    (``anywhere``: any match there; ``label``: only at the start of its line)."""
     for i in dt.by_page.get(1, [])[:TITLE_LINES]:
         folded = dt.folded[i]
         for m in pattern.finditer(folded):
-            if anywhere or not folded[: m.start()].strip(" -–:#*|(") \
-                    or len(folded.strip()) <= TITLE_CHARS:
+            start = not folded[: m.start()].strip(" -–:#*|(")
+            if anywhere or start or (not label and len(folded.strip()) <= TITLE_CHARS):
                 return i, m.start(), m.end()
     return None
 

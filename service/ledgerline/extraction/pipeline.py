@@ -192,6 +192,7 @@ class TextReading:
     thresholds: dict  # field -> the confidence it needs to be taken without review
     notes: dict  # field -> what its confidence rests on, for a review reason
     evidence: dict  # field -> the ranker's evidence of its value (ranker.confidence.EVIDENCE)
+    no_vat: bool = False  # the page states one total and no VAT at all (Choice.no_vat)
 
 
 def text_reading(dt: DocText, ranker=None) -> TextReading:
@@ -206,7 +207,7 @@ def text_reading(dt: DocText, ranker=None) -> TextReading:
         reasons.append(f"{name}: its label {label!r} is printed, but OCR read no value beside it")
     kind = T.of_text(dt, _printed_totals(choice.fields))
     return TextReading(choice.fields, items, reasons, kind, choice.thresholds, choice.notes,
-                       choice.evidence)
+                       choice.evidence, choice.no_vat)
 
 
 def _printed_totals(fields: dict) -> dict:
@@ -293,7 +294,8 @@ def _from_text(dt: DocText, reading: TextReading, reasons: list[str]):
         if c is not None and c.derived and c.evidence.kind == "derived"
     )
     validations = run_all(
-        values, line_items=items, totals=None, tax_breakdown=None, derived=derived
+        values, line_items=items, totals=None, tax_breakdown=None, derived=derived,
+        no_vat=reading.no_vat,
     )
     return fields, items, validations, thresholds
 
@@ -400,7 +402,8 @@ def _text_document(dt: DocText, reading: TextReading, *, source: str, pages: int
     reasons.extend(review.contradictions(fields))
     _finish(fields, validations, reasons)
     named = {r.split(":", 1)[0] for r in reasons}
-    reasons.extend(r for r in review.reasons_to_look(fields, thresholds, reading.notes)
+    reasons.extend(r for r in review.reasons_to_look(fields, thresholds, reading.notes,
+                                                     no_vat=reading.no_vat)
                    if r.split(":", 1)[0] not in named or "not found" not in r)
     return D.build_document(
         source=source,

@@ -24,17 +24,22 @@ CREDIT_NOTE_AMOUNTS = ("net_total", "tax_total", "gross_total", "amount_due")
 # What the document is must be this sure (a credit note's or an invoice's title printed).
 DOCUMENT_TYPE_SURE = 0.9
 NO_THRESHOLD = 1.01  # a field the model has no threshold for is never taken unseen
+# What an invoice that states one total and no VAT does not state.
+NO_VAT_ABSENT = ("net_total", "tax_total")
 
 
-def reasons_to_look(fields: dict, thresholds: dict, notes: dict | None = None) -> list[str]:
+def reasons_to_look(fields: dict, thresholds: dict, notes: dict | None = None, *,
+                    no_vat: bool = False) -> list[str]:
     """The reasons a person must look at a document read from its page, beyond its failed
-    checks (:func:`..validation.apply_to_confidence` says those): none, and it is taken."""
+    checks (:func:`..validation.apply_to_confidence` says those): none, and it is taken.
+    ``no_vat``: the page states one total and no VAT at all, so its net and VAT totals are
+    rightly absent (``ranker.stated.states_no_vat``)."""
     notes = notes or {}
     out = []
     for name in ACCEPT_FIELDS:
         entry = fields[name]
         if entry["value"] is None:
-            if not _may_be_absent(name, fields):
+            if not (no_vat and name in NO_VAT_ABSENT) and not _may_be_absent(name, fields):
                 # a value found but withheld says what was found and why it is not given
                 out.append(f"{name}: {notes.get(name) or 'not found on the invoice'}")
             continue

@@ -8,6 +8,11 @@ on the amounts as written; BR-CO-17 accepts a difference of up to 1.00 between t
 tax amount and taxable amount x rate / 100 rounded to two decimals (and requires a zero tax
 amount at a zero rate).
 
+On a printed page (:func:`run_all`) BR-CO-15 also accepts a gross total rounded to whole units
+(:func:`rounded_to_whole_units`): an invoice that rounds its total to the rupee or the forint
+without printing the rounding amount (BT-114) states net + VAT and the rounded total, and a
+finance team pays the rounded total. An e-invoice states its rounding, and keeps the exact rule.
+
 A total the extractor computed from the others (``derived``) can never confirm the rule it was
 computed from: such a check says so instead of passing, and a net derived as a negative amount
 from a positive gross fails. A check of the totals that cannot run asks for review, and so does
@@ -47,6 +52,9 @@ RULE_FIELDS = {
 PENALTY = 0.6
 # Rules whose check must run: when they cannot (amounts unknown or derived), a person looks.
 MUST_RUN = ("BR-CO-15",)
+# A gross total rounded to whole units may miss net + VAT by less than half a unit, where that
+# is a small share of it (two units are not a rounded 1.70).
+WHOLE_UNIT_ROUNDING, ROUNDING_SHARE = Decimal("0.5"), Decimal("0.001")
 # The printed line amounts may miss lines, discounts or charges, so a gap between them and the
 # net total is no proof of a wrong total, up to this share of the net total.
 UNEXPLAINED_LINE_GAP = Decimal("0.5")
@@ -89,13 +97,29 @@ def br_co_17_row(basis, amount, rate) -> bool:
     return abs(abs(amount) - expected) <= TOLERANCES["BR-CO-17"]
 
 
-def _br_co_15(net, tax, gross, derived) -> dict:
+def rounded_to_whole_units(exact: Decimal, gross: Decimal) -> bool:
+    """Is ``gross`` the amount ``exact`` rounded to whole units ("Round off", the rupee, the
+    forint): a whole number less than half a unit away, and that a small share of it?"""
+    miss = abs(exact - gross)
+    return gross == gross.to_integral_value() and miss < WHOLE_UNIT_ROUNDING \
+        and miss <= ROUNDING_SHARE * abs(gross)
+
+
+def _br_co_15(net, tax, gross, derived, whole_units: bool = False, no_vat: bool = False) -> dict:
     text = "gross total (BT-112) = net total (BT-109) + VAT total (BT-110)"
     if tax is None and net is not None and net == gross and not derived:
         return _result("BR-CO-15", "pass", f"no VAT total printed: net total = gross total {gross}")
+    if no_vat and net is None and tax is None and gross is not None and not derived:
+        return _result("BR-CO-15", "pass", f"no VAT printed: the gross total {gross} is the only "
+                       "total the invoice states")
     computed = [name for name in ("net_total", "tax_total", "gross_total") if name in derived]
     if not computed or None in (net, tax, gross):
-        return _eq_rule("BR-CO-15", gross, None if net is None or tax is None else net + tax, text)
+        exact = None if net is None or tax is None else net + tax
+        if whole_units and exact is not None and gross is not None and exact != gross \
+                and rounded_to_whole_units(exact, gross):
+            return _result("BR-CO-15", "pass", f"{text}: {exact} rounded to whole units is "
+                           f"{gross}")
+        return _eq_rule("BR-CO-15", gross, exact, text)
     if "net_total" in computed and net < 0 < gross:
         return _result("BR-CO-15", "fail", f"{text}: the net total {net} computed as gross - VAT "
                        f"is negative, so the VAT total {tax} cannot be right")
@@ -110,9 +134,14 @@ def arithmetic_rules(
     totals: dict | None,
     tax_breakdown: list | None,
     derived: frozenset = frozenset(),
+    whole_units: bool = False,
+    no_vat: bool = False,
 ) -> list[dict]:
     """BR-CO-10..17 over plain values (Decimal or None); totals/breakdown may be unknown (None);
-    ``derived``: the totals that were computed from the others rather than read."""
+    ``derived``: the totals that were computed from the others rather than read;
+    ``whole_units``: a gross total rounded to whole units passes BR-CO-15 (a printed page);
+    ``no_vat``: the page states one total and no VAT at all, so that a gross total without a
+    net and a VAT total passes BR-CO-15 (``ranker.stated.states_no_vat``)."""
     net, tax, gross, due = (
         _d(fields.get(k)) for k in ("net_total", "tax_total", "gross_total", "amount_due")
     )
@@ -164,7 +193,7 @@ def arithmetic_rules(
         )
     else:
         out.append(_result("BR-CO-14", "skipped", "no VAT breakdown"))
-    out.append(_br_co_15(net, tax, gross, derived))
+    out.append(_br_co_15(net, tax, gross, derived, whole_units, no_vat))
     if totals:
         prepaid = _d(totals.get("prepaid")) or Decimal("0")
         rounding = _d(totals.get("rounding")) or Decimal("0")
@@ -261,10 +290,14 @@ def identifier_checks(fields: dict, vat_countries: dict | None = None) -> list[d
 
 
 def run_all(
-    fields: dict, *, line_items, totals, tax_breakdown, derived: frozenset = frozenset()
+    fields: dict, *, line_items, totals, tax_breakdown, derived: frozenset = frozenset(),
+    no_vat: bool = False,
 ) -> list[dict]:
+    """Every check of values read from a printed page (its gross total may be rounded to whole
+    units: :func:`rounded_to_whole_units`; ``no_vat``: see :func:`arithmetic_rules`)."""
     out = arithmetic_rules(
-        fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown, derived=derived
+        fields, line_items=line_items, totals=totals, tax_breakdown=tax_breakdown, derived=derived,
+        whole_units=True, no_vat=no_vat,
     )
     return out + identifier_checks(fields)
 

@@ -61,6 +61,42 @@ def test_br_co_15_is_exact():
     assert res["BR-CO-14"]["status"] == "skipped"
 
 
+def test_a_printed_gross_rounded_to_whole_units_passes_br_co_15():
+    # "Taxable Amount 3,805.00", "Total Tax 684.90", "Total Amount After Tax 4,490.00": the
+    # total rounded to the rupee, no rounding amount printed
+    rounded = {"net_total": D("3805.00"), "tax_total": D("684.90"), "gross_total": D("4490.00")}
+    res = _by_rule(run_all(rounded, line_items=None, totals=None, tax_breakdown=None))
+    assert res["BR-CO-15"]["status"] == "pass"
+    assert "rounded to whole units" in res["BR-CO-15"]["detail"]
+    # an e-invoice states its rounding (BT-114): its rule stays exact
+    exact = _by_rule(arithmetic_rules(rounded, line_items=None, totals=None, tax_breakdown=None))
+    assert exact["BR-CO-15"]["status"] == "fail"
+    # not whole units, half a unit or more away, or too large a share of a small total: wrong
+    for gross in ("4490.50", "4490.40", "4491", "4489"):
+        wrong = {**rounded, "gross_total": D(gross)}
+        res = _by_rule(run_all(wrong, line_items=None, totals=None, tax_breakdown=None))
+        assert res["BR-CO-15"]["status"] == "fail", gross
+    small = {"net_total": D("1.70"), "tax_total": D("0.36"), "gross_total": D("2")}
+    res = _by_rule(run_all(small, line_items=None, totals=None, tax_breakdown=None))
+    assert res["BR-CO-15"]["status"] == "fail"
+
+
+def test_a_page_that_states_no_vat_passes_br_co_15_on_its_gross_total_alone():
+    only_gross = {"net_total": None, "tax_total": None, "gross_total": D("10545.00")}
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None,
+                           no_vat=True))
+    assert res["BR-CO-15"]["status"] == "pass"
+    assert "no VAT printed" in res["BR-CO-15"]["detail"]
+    # not known to state no VAT: the check cannot run, and a person looks
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None))
+    assert res["BR-CO-15"]["status"] == "skipped"
+    assert apply_to_confidence([res["BR-CO-15"]], {})
+    # a gross total computed from the others proves nothing
+    res = _by_rule(run_all(only_gross, line_items=None, totals=None, tax_breakdown=None,
+                           derived=frozenset({"gross_total"}), no_vat=True))
+    assert res["BR-CO-15"]["status"] == "skipped"
+
+
 def test_br_co_13_with_allowances_and_charges():
     totals = {"line_total": D("202.70"), "allowance_total": D("14.73"), "charge_total": D("5.80")}
     ok = _by_rule(

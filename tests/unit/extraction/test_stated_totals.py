@@ -116,6 +116,56 @@ def test_a_withheld_value_says_in_its_review_reason_what_was_found():
     assert "net_total: not found on the invoice" in reasons
 
 
+def _withheld(picks: dict, rows: dict, field: str) -> None:
+    """The pick of ``field`` withheld as unstated, as the ranker withholds it."""
+    found = picks[field].value
+    picks[field] = FieldPick(None, 0.0, 0.0, None, withheld=stated.withheld_note(
+        found, stated.NO_EVIDENCE), found=found)
+
+
+def test_one_total_and_no_vat_at_all_states_no_net_and_no_vat():
+    # "TOTAL DUE €10,545.00", no VAT anywhere: the one total was also found as the net
+    picks, rows = _picks(net_total=("10545.00", 31, False), gross_total=("10545.00", 31, True))
+    _withheld(picks, rows, "net_total")
+    picks["tax_total"] = FieldPick(None, 0.0, 0.0, None)
+    assert stated.states_no_vat(picks, rows, frozenset())
+    # no net candidate at all: the same
+    assert stated.states_no_vat({**picks, "net_total": FieldPick(None, 0.0, 0.0, None)}, rows,
+                                frozenset())
+    # a VAT rate printed without its amount leaves the VAT open
+    assert not stated.states_no_vat(picks, rows, frozenset({D("7")}))
+    # a figure a VAT label names, even one not chosen, says the page has VAT
+    assert not stated.states_no_vat(
+        picks, {**rows, "tax_total": [_row("tax_total", "3.89", 30, label=True)]}, frozenset())
+    # a VAT total chosen: the page states VAT
+    taxed, _ = _picks(tax_total=("0.00", 30, True))
+    assert not stated.states_no_vat({**picks, **taxed}, rows, frozenset())
+    # a gross total computed, not printed
+    derived = {**picks, "gross_total": FieldPick(D("10545.00"), 0.9, 0.9, None, True)}
+    assert not stated.states_no_vat(derived, rows, frozenset())
+
+
+def test_a_subtotal_withheld_as_the_net_leaves_the_vat_open():
+    # "Subtotal $10,600.00", "TOTAL $10,570.00": something between them is not stated
+    picks, rows = _picks(net_total=("10600.00", 30, True), gross_total=("10570.00", 31, True))
+    _withheld(picks, rows, "net_total")
+    picks["tax_total"] = FieldPick(None, 0.0, 0.0, None)
+    assert not stated.states_no_vat(picks, rows, frozenset())
+
+
+def test_a_page_without_vat_is_not_reviewed_for_its_net_and_vat():
+    entry = {"value": None, "confidence": 0.0, "raw": None, "page": None, "bbox": None}
+    fields = {name: {**entry, "value": "x", "confidence": 1.0} for name in (
+        "invoice_number", "issue_date", "currency", "seller_name", "gross_total")}
+    fields.update({name: dict(entry) for name in ("net_total", "tax_total")})
+    fields["document_type"] = {**entry, "value": "invoice", "confidence": 1.0}
+    note = {"net_total": stated.withheld_note(D("10545.00"), stated.NO_EVIDENCE)}
+    sure = dict.fromkeys(fields, 0.9)
+    assert reasons_to_look(fields, sure, note, no_vat=True) == []
+    assert [r.split(":")[0] for r in reasons_to_look(fields, sure, note)] == ["net_total",
+                                                                           "tax_total"]
+
+
 def test_a_gross_total_over_a_deduction_and_the_figure_after_it_is_a_subtotal():
     dt = page_of(
         (40, 800, "Invoice 4711"),

@@ -38,6 +38,9 @@ class Choice:
     # field -> the evidence its confidence was calibrated from (the ranker's
     # ``confidence.EVIDENCE``), which a value read by OCR is calibrated from again (``ocr/``)
     evidence: dict = field(default_factory=dict)
+    # the page states one total and no VAT at all: no net and no VAT total to give
+    # (``ranker.stated.states_no_vat``)
+    no_vat: bool = False
 
 
 def _by_kind(cands: list[Candidate], kind: str) -> list[Candidate]:

@@ -22,6 +22,7 @@ from ..finders import FoundCandidates
 from ..geometry import DocText
 from .model import CURRENCY, FieldPick, describe, load
 from .rows import RANKED_FIELDS, document_rows
+from .stated import states_no_vat
 
 __all__ = ["RANKED_FIELDS", "choose"]
 
@@ -56,4 +57,5 @@ def choose(dt: DocText, found: FoundCandidates, items: list | None = None, ranke
              for f, pick in picks.items() if pick.value is not None or pick.withheld}
     evidence = {f: pick.evidence for f, pick in picks.items() if pick.value is not None}
     return Choice(fields, doc.rules.reasons, doc.rules.credit_note, doc.rules.vat_checksum_failed,
-                  dict(ranker.thresholds), notes, evidence)
+                  dict(ranker.thresholds), notes, evidence,
+                  states_no_vat(picks, doc.rows, doc.vat_rates))

@@ -17,6 +17,7 @@ from decimal import Decimal
 from itertools import product
 
 from ..document import AMOUNT_FIELDS
+from ..validation import rounded_to_whole_units
 
 # "Not printed" weighs this much times the chance that no candidate is right; the values' own
 # weights are their probabilities. Small: on an invoice of an unseen layout every probability is
@@ -29,9 +30,6 @@ NONE_WEIGHT_OF = {"due_date": 0.25}
 EMIT_SHARE = 0.15
 TOP_K = {"net_total": 5, "tax_total": 6, "gross_total": 5, "amount_due": 4}
 TOLERANCE = Decimal("0.02")  # net + tax may miss gross by this much (rounding per line)
-# A gross total rounded to whole units ("Round off", the rupee, the forint) may miss net + tax
-# by up to half a unit, where that is a small share of it (two units are not a rounded 1.70).
-WHOLE_UNIT_ROUNDING, ROUNDING_SHARE = Decimal("0.5"), Decimal("0.001")
 # Cash rounding (to 0.05 CHF, half a crown, one koruna) may put the amount due this much above
 # the gross total.
 CASH_ROUNDING = Decimal("1.00")
@@ -80,11 +78,9 @@ def adds_up(n, t, g) -> bool:
     """net + tax = gross, to the cent, or to the unit where the gross is a whole number."""
     if g == 0:
         return False
-    miss = abs(n + t - g)
-    if miss <= TOLERANCE:
+    if abs(n + t - g) <= TOLERANCE:
         return True
-    whole = g == g.to_integral_value()
-    return whole and miss < WHOLE_UNIT_ROUNDING and miss <= ROUNDING_SHARE * abs(g)
+    return rounded_to_whole_units(n + t, g)
 
 
 def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = (),

@@ -58,6 +58,7 @@ class FieldPick:
     evidence: tuple = ()  # confidence.EVIDENCE of the value
     # a value found but not given, the page not stating it (:mod:`.stated`): its review note
     withheld: str = ""
+    found: object = None  # the value withheld
 
 
 class Ranker:
@@ -130,7 +131,8 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         elif gross.value is None and due.value is not None:
             picks["gross_total"] = FieldPick(due.value, due.probability, 0.0, None, True)
     for f, why in unstated(picks, doc.rows, doc.item_amounts).items():
-        picks[f] = FieldPick(None, 0.0, 0.0, None, withheld=withheld_note(picks[f].value, why))
+        picks[f] = FieldPick(None, 0.0, 0.0, None, withheld=withheld_note(picks[f].value, why),
+                             found=picks[f].value)
     picks["currency"] = _currency_pick(doc)
     for f, pick in picks.items():
         if pick.value is None:

@@ -100,6 +100,22 @@ def _unstated(pick, confirmed: bool, rows: list[Row]) -> str:
     return ""
 
 
+def states_no_vat(picks: dict, rows: dict[str, list[Row]], vat_rates: frozenset) -> bool:
+    """Does the page state one total and no VAT at all? Its gross total is printed, no VAT
+    total is chosen and no label names any figure as one, no percentage is printed (a VAT rate
+    printed without its amount leaves the VAT open), and no net total is given other than the
+    gross total itself, withheld. Such an invoice (a small business's, a US invoice without
+    sales tax, a receipt) states no net and no VAT, and both are rightly null: nothing is left
+    for net + VAT = gross to check. ``picks``: the chosen totals, withheld ones with what was
+    found (``found``)."""
+    net, tax, gross = (picks.get(f) for f in (NET, TAX, GROSS))
+    if gross is None or gross.value is None or gross.derived or vat_rates:
+        return False
+    if tax is None or tax.value is not None or any(names_it(r) for r in rows.get(TAX, [])):
+        return False
+    return net is None or (net.value is None and net.found in (None, gross.value))
+
+
 def same_place(a: Row | None, b: Row | None) -> bool:
     """Are two rows (of one field or two) the same printed value?"""
     if a is None or b is None:

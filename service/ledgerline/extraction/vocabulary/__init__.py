@@ -123,6 +123,9 @@ class Vocabulary:
     self_billing: re.Pattern
     example: re.Pattern  # a line that starts with it shows an example ("Example:", "z. B.:")
     invoice_titles: re.Pattern  # the document titles, an invoice's among them
+    # a word a document title begins ("Factuurnummer", "Rechnungsdatum", "Kreditnotanummer")
+    title_compounds: re.Pattern
+    credit_note_compounds: re.Pattern
     paid_words: re.Pattern
     earlier_balance: re.Pattern  # a label cell that starts with it prints an earlier balance
     buyer_context: re.Pattern
@@ -373,6 +376,8 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         self_billing=rx(r"\b(?:{})\b", "SELF_BILLING"),
         example=rx(r"^[\s(\[*]*(?:{})\s*(?::|\)|\]|$)", "EXAMPLE_MARKERS"),
         invoice_titles=rx(r"\b(?:{})\b", "DOCUMENT_TITLES"),
+        title_compounds=rx(r"\b(?:{})(?=[^\W\d_])", "DOCUMENT_TITLES"),
+        credit_note_compounds=rx(r"\b(?:{})(?=[^\W\d_])", "CREDIT_NOTE_TITLES"),
         paid_words=rx(r"\b(?:{})\b", "PAID_WORDS"),
         earlier_balance=rx(r"^(?:{})\b", "EARLIER_BALANCES"),
         buyer_context=rx(r"\b(?:{})\b", "BUYER_CONTEXT"),
