@@ -15,8 +15,9 @@ gross one, else the only price column). An item starts at a row with a figure in
 at a row with a position number where the table numbers its rows, and takes in the text rows of
 its description above or below, split from the next item by the wider gap between items. The
 table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
-the page; a table no totals row closed continues on the next page, under a repeated header or
-under the same columns, and carried-forward rows at the page break are no items. Rows indented
+the page; a table no totals row closed continues on the next page, under a repeated header (its
+cells where the first header's were, or all moved alike: each page of a phone photo is a picture
+of its own) or under the same columns, and carried-forward rows at the page break are no items. Rows indented
 under an item whose amounts add up to its amount break it down and are no items of their own.
 
 The net amount of a line is net: a column whose header says its figures include VAT ("Gesamt
