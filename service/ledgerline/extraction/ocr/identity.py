@@ -30,7 +30,9 @@ OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 # written in Han or kana is read with the Japanese and Chinese data (engine.py), its words
 # joined without spaces (lines.py); every other page reads as before. .3: a page cut from its
 # desk (a phone photo) is read again without its grain wherever its first reading left any of
-# its text unread, not only more than a tenth (reading.py); scans read as before.
+# its text unread, not only more than a tenth (reading.py), and a page turned in the frame that
+# touches every edge of the picture with its corners is cut from its desk (outline.py); scans
+# read as before.
 PAGE_PREPARATION_VERSION = "prep-2026.12.5.3"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py

@@ -8,8 +8,8 @@ apart), its four corners are the outline's extreme points along the two diagonal
 is warped onto the rectangle of its longer sides; a page turned in the frame may touch all four
 edges of the picture with its corners and is still whole. A scan, whose page fills the picture,
 or a photo whose page is not a plain quadrilateral (cropped, folded, a side along the picture's
-edge where a light desk joins it), and a page whose bright area is one part of it (a white block on
-a tinted invoice: what lies around it is paper, not desk) are left as they are.
+edge where a light desk joins it), and a page whose bright area is one part of it (a white
+block on a tinted invoice: what lies around it is paper, not desk) are left as they are.
 """
 from __future__ import annotations
 

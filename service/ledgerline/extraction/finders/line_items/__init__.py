@@ -17,8 +17,9 @@ its description above or below, split from the next item by the wider gap betwee
 table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
 the page; a table no totals row closed continues on the next page, under a repeated header (its
 cells where the first header's were, or all moved alike: each page of a phone photo is a picture
-of its own) or under the same columns, and carried-forward rows at the page break are no items. Rows indented
-under an item whose amounts add up to its amount break it down and are no items of their own.
+of its own) or under the same columns, and carried-forward rows at the page break are no items.
+Rows indented under an item whose amounts add up to its amount break it down and are no items of
+their own.
 
 The net amount of a line is net: a column whose header says its figures include VAT ("Gesamt
 brutto", "Prix TTC", "Pris inkl. moms"), or a row whose amount is quantity × price plus its VAT
