@@ -183,8 +183,9 @@ def extract(path: str, options: OcrOptions) -> tuple[dict | None, float]:
 
 # -- variants ------------------------------------------------------------------------------------
 
-def variants(quick: bool):
-    """(name, dpi, photo, degradation override or None)."""
+def variants(quick: bool, only: set[str] | None = None):
+    """(name, dpi, photo, degradation override or None); with ``only``, the conditions whose
+    short name (``condition_key``) is in it."""
     from ledgerline_tools.samples.scan import Degradation
 
     def one(**kw):
@@ -202,7 +203,24 @@ def variants(quick: bool):
                 ("noisy (σ 18)", 200, False, one(noise=18.0)),
                 ("JPEG quality 30", 200, False, one(quality=30))]
     out.append(("phone photo", 200, True, None))
+    if only is not None:
+        out = [v for v in out if condition_key(v[0]) in only]
     return out
+
+
+def condition_key(name: str) -> str:
+    """A condition's short name for ``--conditions``: "150dpi", "clean200", "rotated", "blurred",
+    "noisy", "jpeg", "photo"."""
+    words = name.split()
+    if words[0] == "scan":
+        return words[1] + "dpi"
+    if words[0] == "clean":
+        return "clean" + words[1]
+    return {"phone": "photo", "JPEG": "jpeg"}.get(words[0], words[0])
+
+
+def all_condition_keys() -> list[str]:
+    return [condition_key(v[0]) for v in variants(False)]
 
 
 def clean_scan(name: str) -> bool:
@@ -240,7 +258,8 @@ def as_upload(images: list[bytes], dpi: int, work: Path, name: str) -> str:
 
 
 def generated_table(docs: int, quick: bool, work: Path, every: OcrOptions,
-                    english: OcrOptions, results: dict) -> tuple[list, Score]:
+                    english: OcrOptions, results: dict, only: set[str] | None = None
+                    ) -> tuple[list, Score]:
     from ledgerline_tools import samples
 
     invoices = [samples.generate(seed) for seed in range(1, docs + 1)]
@@ -264,7 +283,7 @@ def generated_table(docs: int, quick: bool, work: Path, every: OcrOptions,
     results["generated"] = {"text layer": text.summary()}
     pages_for_speed = []
     ocr_all, clean = Score(), Score()
-    for name, dpi, photo, degradation in variants(quick):
+    for name, dpi, photo, degradation in variants(quick, only):
         score, score_en = Score(), Score()
         for i, (pdf, truth) in enumerate(invoices):
             images = make_variant(pdf, 100 + i, dpi, photo, degradation)
@@ -575,7 +594,16 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--skip-cost", action="store_true", help="no speed and memory tables")
     ap.add_argument("--skip-corpus", action="store_true")
+    ap.add_argument("--conditions", help="generated conditions to run, comma-separated, of: "
+                    + ", ".join(all_condition_keys()) + " (default: all)")
     args = ap.parse_args(argv)
+    only = None
+    if args.conditions:
+        only = {c.strip() for c in args.conditions.split(",") if c.strip()}
+        unknown = only - set(all_condition_keys())
+        if unknown:
+            ap.error(f"unknown conditions {', '.join(sorted(unknown))}; known: "
+                     + ", ".join(all_condition_keys()))
     docs = 4 if args.quick else args.docs
 
     every = OcrOptions()
@@ -601,7 +629,7 @@ def main(argv=None) -> int:
         pages_for_speed = []
         if not args.skip_generated:
             pages_for_speed, generated = generated_table(docs, args.quick, work, every,
-                                                         english, results)
+                                                         english, results, only)
         straight_through([("real scans (out of source)", real),
                           ("generated, every condition", generated)], results)
         if not args.skip_cost:

@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 
 from ledgerline.extraction import extract_pdf
-from ledgerline.extraction.finders.line_items import extract_line_items
+from ledgerline.extraction.finders.line_items import extract_line_items, repeated_header
+from ledgerline.extraction.finders.line_items.header import Column, Header
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.model import Line, Page
 
@@ -268,6 +269,35 @@ def test_a_repeated_header_missing_a_cell_keeps_the_tables_columns():
     other = [*row(780, (53, "Description"), (200, "Amount"), page=2),
              *row(765, (53, "Article 2"), right(240, "9,00"), page=2)]
     assert nets(items(first, other)) == ["3.00", "9.00"]
+
+
+def test_a_repeated_header_on_a_page_photographed_further_right_keeps_the_tables_columns():
+    # each page of a phone photo is a picture of its own: on page 2 the table stands 35 points
+    # further right, and its header lost the "Description" and "Amount" cells; the cells it
+    # kept moved alike, so the table's columns move with them and the amounts stay amounts
+    first = [*row(700, (50, "Description"), (300, "Qty"), (380, "Price"), (460, "Amount")),
+             *row(685, (50, "Article 1"), right(320, "2"), right(420, "1,50"), right(520, "3,00"))]
+    second = [*row(780, (335, "Qty"), (415, "Price"), page=2),
+              *row(765, (85, "Article 2"), right(355, "3"), right(455, "2,00"), right(555, "6,00"),
+                   page=2),
+              *row(750, (85, "Article 3"), right(355, "1"), right(455, "4,00"), right(555, "4,00"),
+                   page=2)]
+    found = items(first, second)
+    assert nets(found) == ["3.00", "6.00", "4.00"]
+    assert [it["unit_price"] for it in found] == [Decimal("1.50"), Decimal("2.00"),
+                                                   Decimal("4.00")]
+    # cells that moved unlike each other are a header of its own
+    table = _header_of([(50, "description"), (300, "quantity"), (380, "unit_price"),
+                        (460, "net_amount")])
+    apart = _header_of([(335, "quantity"), (455, "unit_price")])
+    assert repeated_header(table, apart) is apart
+    alike = _header_of([(335, "quantity"), (415, "unit_price")])
+    assert [c.x0 for c in repeated_header(table, alike).columns] == [85, 335, 415, 495]
+
+
+def _header_of(cells: list[tuple[float, str]]) -> Header:
+    columns = [Column(kind, x, x + 30, kind) for x, kind in cells]
+    return Header(1, columns, 700.0, frozenset(), True, SIZE)
 
 
 def test_quantities_with_one_decimal_and_unnamed_quantity_columns_are_read():

@@ -65,3 +65,46 @@ def test_a_page_read_whole_is_read_once():
     reading._read_frame(engine, Frame(scans.render(dpi=DPI), DPI, 1),
                         reading.OcrOptions(languages=("en",)))
     assert engine.calls == 2
+
+
+class WordDroppingEngine:
+    """Tesseract whose first reading dropped the page's first word (a little of its text, 4 %
+    of this page's characters, as a photo's header cell goes unread), and whose later readings
+    are whole."""
+
+    second = None
+
+    def __init__(self):
+        self.real = engine_for("eng")
+        self.calls = 0
+
+    def read(self, image, dpi, analysis=None):
+        self.calls += 1
+        result = self.real.read(image, dpi, analysis)
+        if self.calls == 1:
+            first = next(w for w in result.words if w.text.strip())
+            result.words = [w for w in result.words if w is not first]
+        return result
+
+
+def _read(monkeypatch, photo: bool) -> tuple[WordDroppingEngine, object]:
+    page = scans.render(dpi=DPI)
+    if photo:  # taken for a page cut from its desk: outline.flattened_page gave a new picture
+        monkeypatch.setattr(reading, "flattened_page", lambda image, dpi: image.copy())
+    engine = WordDroppingEngine()
+    read = reading._read_frame(engine, Frame(page, DPI, 1), reading.OcrOptions(languages=("en",)))
+    return engine, read
+
+
+def test_a_photo_with_a_little_of_its_text_unread_is_read_again(monkeypatch):
+    engine, page = _read(monkeypatch, photo=True)
+    assert engine.calls == 2
+    assert page.photo
+    assert any("ACME" in line.text for line in page.lines)  # the word the first reading lost
+
+
+def test_a_scan_with_as_little_unread_is_read_once(monkeypatch):
+    engine, page = _read(monkeypatch, photo=False)
+    assert engine.calls == 1
+    assert not page.photo
+    assert not any("ACME" in line.text for line in page.lines)

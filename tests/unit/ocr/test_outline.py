@@ -89,3 +89,25 @@ def test_a_page_photographed_whole_just_inside_the_picture_is_squared():
     assert found is not None
     for (x, y), (u, v) in zip(found, corners):
         assert abs(x - u) < 0.02 * w and abs(y - v) < 0.02 * h
+
+
+def test_a_turned_page_whose_corners_touch_every_edge_is_found():
+    """Turned a few degrees in the frame, the page reaches each edge of the picture with one
+    corner: it is whole, and cut from the desk like any other."""
+    page = scans.render(dpi=DPI)
+    w, h = page.size
+    big_w, big_h = round(w * 1.15), round(h * 1.12)
+    corners = [(0.06 * big_w, 0), (big_w - 1, 0.04 * big_h), (0.94 * big_w, big_h - 1),
+               (0, 0.96 * big_h)]
+    photo = photographed(page, corners)
+    assert photo.size == (big_w, big_h)
+    found = page_corners(photo, DPI)
+    assert found is not None
+    for (x, y), (u, v) in zip(found, corners):
+        assert abs(x - u) < 0.02 * w and abs(y - v) < 0.02 * h
+
+
+def test_a_crop_of_a_page_running_off_every_edge_is_left_as_it_is():
+    crop = Image.new("L", (1200, 1700), 245)  # the page all over the picture ...
+    crop.paste(DESK, (0, 0, 200, 150))  # ... but for a corner of desk
+    assert page_corners(crop, DPI) is None

@@ -28,8 +28,12 @@ OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 # inverted band takes the paper's brightness around it, and a page whose reading left much of
 # its text unread is read again without its paper's grain (the better reading kept). .2: a page
 # written in Han or kana is read with the Japanese and Chinese data (engine.py), its words
-# joined without spaces (lines.py); every other page reads as before.
-PAGE_PREPARATION_VERSION = "prep-2026.12.5.2"
+# joined without spaces (lines.py); every other page reads as before. .3: a page cut from its
+# desk (a phone photo) is read again without its grain wherever its first reading left any of
+# its text unread, not only more than a tenth (reading.py), and a page turned in the frame that
+# touches every edge of the picture with its corners is cut from its desk (outline.py); scans
+# read as before.
+PAGE_PREPARATION_VERSION = "prep-2026.12.5.3"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",

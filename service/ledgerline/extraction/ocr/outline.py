@@ -5,10 +5,11 @@ the near one, rows that fan out. Tesseract takes out a skew, not a keystone, so 
 table at the top and at the bottom lean differently and cells split and merge. The page is found
 on a coarse copy (the largest bright area, by Otsu's threshold, that the desk around it sets
 apart), its four corners are the outline's extreme points along the two diagonals, and the page
-is warped onto the rectangle of its longer sides. A scan, whose page fills the picture, or a
-photo whose page is not a plain quadrilateral (cropped, folded, a side along the picture's edge
-where a light desk joins it), and a page whose bright area is one part of it (a white block on
-a tinted invoice: what lies around it is paper, not desk) are left as they are.
+is warped onto the rectangle of its longer sides; a page turned in the frame may touch all four
+edges of the picture with its corners and is still whole. A scan, whose page fills the picture,
+or a photo whose page is not a plain quadrilateral (cropped, folded, a side along the picture's
+edge where a light desk joins it), and a page whose bright area is one part of it (a white
+block on a tinted invoice: what lies around it is paper, not desk) are left as they are.
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ FILLS_PICTURE = 0.97  # a bright area this large, or touching every edge, is a s
 MIN_QUAD_FILL = 0.92  # the bright area covers this share of its corners' quadrilateral
 MIN_CORRECTION_PX = 4  # coarse pixels a corner must be off the picture's own corner to bother
 MIN_DESK_SHARE = 0.8  # of what lies around the page, the share that is darker than paper
+# A page turned in the frame may reach every edge of the picture with its corners alone; one
+# that reaches every edge along more than this share of it runs off the picture (a crop).
+CORNER_TOUCH = 0.25
 
 
 def page_corners(image: Image.Image, dpi: float) -> list[tuple[float, float]] | None:
@@ -48,7 +52,8 @@ def page_corners(image: Image.Image, dpi: float) -> list[tuple[float, float]] | 
     area = int(page.sum())
     if area < MIN_PAGE_SHARE * height * width or area > FILLS_PICTURE * height * width:
         return None
-    if page[0].any() and page[-1].any() and page[:, 0].any() and page[:, -1].any():
+    if min(page[0].mean(), page[-1].mean(), page[:, 0].mean(), page[:, -1].mean()) \
+            > CORNER_TOUCH:
         return None  # the page runs off every edge: a scan, or a crop of the page
     outside = coarse[~page]
     if outside.size and (outside <= otsu_threshold(coarse)).mean() < MIN_DESK_SHARE:

@@ -15,9 +15,11 @@ gross one, else the only price column). An item starts at a row with a figure in
 at a row with a position number where the table numbers its rows, and takes in the text rows of
 its description above or below, split from the next item by the wider gap between items. The
 table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
-the page; a table no totals row closed continues on the next page, under a repeated header or
-under the same columns, and carried-forward rows at the page break are no items. Rows indented
-under an item whose amounts add up to its amount break it down and are no items of their own.
+the page; a table no totals row closed continues on the next page, under a repeated header (its
+cells where the first header's were, or all moved alike: each page of a phone photo is a picture
+of its own) or under the same columns, and carried-forward rows at the page break are no items.
+Rows indented under an item whose amounts add up to its amount break it down and are no items of
+their own.
 
 The net amount of a line is net: a column whose header says its figures include VAT ("Gesamt
 brutto", "Prix TTC", "Pris inkl. moms"), or a row whose amount is quantity × price plus its VAT
@@ -223,25 +225,48 @@ def repeated_header(table: Header, again: Header) -> Header:
     """The header a table goes on under on a later page: the one printed there, or, where it
     names no more columns than the table's first header and each of them at the place of one of
     those, of its kind or of none (OCR may leave out or misread a cell of a header, not add one),
-    the first header's columns, moved as far as the matching cells moved on the page."""
+    the first header's columns, moved as far as the matching cells moved on the page.
+
+    Each page of a phone photo is a picture of its own, cut from its desk where its outline was
+    found and not where it was not: the same table's columns may stand a few dozen points further
+    right on the next page. So where the cells are not in place, they are looked for as far as
+    the cells both headers name agree to have moved (two at least, each within
+    :data:`SAME_PLACE` of the others)."""
     if len(again.columns) > len(table.columns):
         return again
-    shifts = []
-    for col in again.columns:
-        match = [
-            old for old in table.columns
-            if min(col.x1, old.x1) - max(col.x0, old.x0) >= -SAME_PLACE
-            and col.kind in (old.kind, None)
-        ]
-        if not match:
-            return again
-        shifts.append(col.x0 - match[0].x0)
-    shift = statistics.median(shifts)
-    columns = [
-        replace(c, x0=c.x0 + shift, x1=c.x1 + shift, left=c.left + shift, right=c.right + shift)
-        for c in table.columns
-    ]
-    return replace(again, columns=columns, named=table.named or again.named)
+    for offset in (0.0, *_named_offset(table, again)):
+        shifts = []
+        for col in again.columns:
+            match = [
+                old for old in table.columns
+                if min(col.x1 - offset, old.x1) - max(col.x0 - offset, old.x0) >= -SAME_PLACE
+                and col.kind in (old.kind, None)
+            ]
+            if not match:
+                break
+            shifts.append(col.x0 - match[0].x0)
+        else:
+            shift = statistics.median(shifts)
+            columns = [
+                replace(c, x0=c.x0 + shift, x1=c.x1 + shift, left=c.left + shift,
+                        right=c.right + shift)
+                for c in table.columns
+            ]
+            return replace(again, columns=columns, named=table.named or again.named)
+    return again
+
+
+def _named_offset(table: Header, again: Header) -> list[float]:
+    """How far the cells both headers name moved, where at least two of them moved alike; none
+    otherwise."""
+    first = {}
+    for col in table.columns:
+        if col.kind is not None:
+            first.setdefault(col.kind, col)
+    moved = [col.x0 - first[col.kind].x0 for col in again.columns if col.kind in first]
+    if len(moved) < 2 or max(moved) - min(moved) > SAME_PLACE:
+        return []
+    return [statistics.median(moved)]
 
 
 def distinct_items(tables: list[Table]) -> list[dict]:
