@@ -94,14 +94,15 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     earlier = len(table.items)  # items of the pages before
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
-        printed = printed_amount(block, item, total)
+        anchor = amount_row(block, total)
+        printed = printed_amount(anchor, item, total)
         if is_sum(item, table.items) or repeats_the_only_item(item, printed, table):
             if earlier and len(table.items) == earlier:
                 continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
         table.items.append(item)
-        table.starts.append(text_start(block, table.header, total))
+        table.starts.append(text_start(anchor, table.header))
         table.printed.append(printed)
     drop_breakdowns(table)
     if closing is not None and total is not None and not earlier:
@@ -121,20 +122,23 @@ def repeats_the_only_item(item: dict, printed: Figure | None, table: Table) -> b
             and only is not None and printed.marked and not only.marked)
 
 
-def printed_amount(block: list[Row], item: dict, total: int) -> Figure | None:
-    """The figure of the item's amount row in the amount column, where the item's net amount is
-    that figure as printed."""
-    anchor = next(r for r in block if r.amount(total) is not None)
+def printed_amount(anchor: Row, item: dict, total: int) -> Figure | None:
+    """The figure of the item's amount row (``anchor``) in the amount column, where the item's
+    net amount is that figure as printed."""
     figure = anchor.amount_figure(total)
     return figure if figure is not None and figure.value == item["net_amount"] else None
 
 
-def text_start(block: list[Row], header: Header, total: int) -> float | None:
-    """Where the description of the item's amount row starts on the page."""
-    anchor = next(r for r in block if r.amount(total) is not None)
+def text_start(anchor: Row, header: Header) -> float | None:
+    """Where the description of the item's amount row (``anchor``) starts on the page."""
     desc = header.index("description")
     starts = [c.x0 for col, c in anchor.worded if col == desc]
     return starts[0] if starts else None
+
+
+def amount_row(block: list[Row], total: int) -> Row:
+    """The row of an item's block that prints its amount in the amount column."""
+    return next(r for r in block if r.amount(total) is not None)
 
 
 def drop_breakdowns(table: Table) -> None:
@@ -201,20 +205,20 @@ def table_items(pg: Layout, unread: bool) -> list[dict]:
 
 def headerless_items(pg: Layout) -> list[dict]:
     """The items of the tables whose header was not read (:mod:`.headerless`)."""
-    tables = []
-    for page in sorted(pg.dt.by_page):
-        for header, rows in headerless_tables(pg, page):
-            table = Table(header)
-            read_rows(pg, table, rows, leading=True)
-            tables.append(table)
-    return distinct_items(tables)
+    return _items_of_found_tables(pg, headerless_tables)
 
 
 def summed_items(pg: Layout) -> list[dict]:
     """The items of a column of amounts a totals row adds up (:mod:`.summed`)."""
+    return _items_of_found_tables(pg, summed_tables)
+
+
+def _items_of_found_tables(pg: Layout, tables_of) -> list[dict]:
+    """The items of the tables ``tables_of(pg, page)`` finds on each page, as (header, rows):
+    each read on its own, none going on to the next page."""
     tables = []
     for page in sorted(pg.dt.by_page):
-        for header, rows in summed_tables(pg, page):
+        for header, rows in tables_of(pg, page):
             table = Table(header)
             read_rows(pg, table, rows, leading=True)
             tables.append(table)
