@@ -28,14 +28,18 @@ def test_a_blank_page_has_nothing_unread():
     assert unread_share(Image.new("L", (1654, 2339), 255), [], DPI) == 0.0
 
 
-class SkippingEngine:
-    """Tesseract whose layout analysis dropped the page on its first reading."""
+class CountingEngine:
+    """Tesseract, its readings counted; a subclass spoils the first one."""
 
     second = None
 
     def __init__(self):
         self.real = engine_for("eng")
         self.calls = 0
+
+
+class SkippingEngine(CountingEngine):
+    """Tesseract whose layout analysis dropped the page on its first reading."""
 
     def read(self, image, dpi, analysis=None):
         self.calls += 1
@@ -67,16 +71,10 @@ def test_a_page_read_whole_is_read_once():
     assert engine.calls == 2
 
 
-class WordDroppingEngine:
+class WordDroppingEngine(CountingEngine):
     """Tesseract whose first reading dropped the page's first word (a little of its text, 4 %
     of this page's characters, as a photo's header cell goes unread), and whose later readings
     are whole."""
-
-    second = None
-
-    def __init__(self):
-        self.real = engine_for("eng")
-        self.calls = 0
 
     def read(self, image, dpi, analysis=None):
         self.calls += 1
