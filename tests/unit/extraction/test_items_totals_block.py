@@ -70,3 +70,32 @@ def test_a_total_behind_a_box_border_in_a_row_a_footer_shares_closes_the_table()
 def test_a_text_ending_in_more_than_a_totals_label_is_no_total():
     # "Sales total campaign", no label of a total at its end: the row stays in the table
     assert nets(items(spots("Sales total campaign")))[:3] == ["625.00", "400.00", "2050.00"]
+
+
+def till_receipt(total_label: str, total: str = "538.00") -> list:
+    return [
+        *row(700, (20, "Description"), (300, "Amount")),
+        *row(680, (20, "BOSTRAK WRD 80X50X18 2 pc"), right(340, "538.00")),
+        *row(660, (20, "Lamp"), right(340, "106.00")),
+        *row(640, (20, total_label), right(340, total)),
+    ]
+
+
+def test_lines_over_a_total_including_vat_they_add_up_to_are_gross():
+    found = items(till_receipt("Total RM Including GST 6%", total="644.00"))
+    assert nets(found) == ["507.55", "100.00"]
+    assert [str(it["vat_rate"]) for it in found] == ["6", "6"]
+    assert nets(items(till_receipt("Total incl. VAT 6%", total="644.00"))) == ["507.55", "100.00"]
+
+
+def test_lines_a_total_including_vat_does_not_add_up_to_stay_as_printed():
+    # net lines, the VAT explained below the total
+    assert nets(items(till_receipt("Total incl. VAT 6%", total="682.64"))) == ["538.00", "106.00"]
+
+
+def test_lines_over_a_plain_total_stay_as_printed():
+    assert nets(items(till_receipt("Total", total="644.00"))) == ["538.00", "106.00"]
+
+
+def test_a_total_including_vat_without_a_rate_leaves_the_lines_as_printed():
+    assert nets(items(till_receipt("Total incl. VAT", total="644.00"))) == ["538.00", "106.00"]

@@ -59,7 +59,7 @@ from .amounts import amount_column, price_by_arithmetic, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
 from .headerless import headerless_tables
-from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
+from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item, net_of_gross_lines
 from .labelled import labelled_items
 from .reread import settle_by_total
 from .summed import summed_tables
@@ -115,6 +115,8 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
     if closing is not None and total is not None and not earlier:
         # a misread amount, where the row closing the table states another sum of the items
         settle_by_total(pg.dt, table.items, table.printed, closing.amount(total))
+        if not table.header.columns[total].gross:
+            net_of_gross_lines(table.items, closing, total, pg.vat_rate)
     return None if closed else table
 
 
