@@ -51,8 +51,9 @@ MODEL_CONFIG: dict = {
     "languages": list(VOCABULARY_ORDER),
     # line-item tables read by header geometry, arithmetic and net amounts of gross lines;
     # else lines printed as blocks of labelled values; an amount the totals row disowns read
-    # again where the source can (3)
-    "line_items": "header-geometry-3",
+    # again where the source can (3); the totals block's charges and totals behind a box's
+    # border no items (4)
+    "line_items": "header-geometry-4",
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": metadata.version("pdfminer.six"),

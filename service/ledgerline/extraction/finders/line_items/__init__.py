@@ -15,9 +15,12 @@ gross one, else the only price column). An item starts at a row with a figure in
 at a row with a position number where the table numbers its rows, and takes in the text rows of
 its description above or below, split from the next item by the wider gap between items. The
 table ends at a totals row, a new section, a row that repeats the sum of the items, or the end of
-the page; a table no totals row closed continues on the next page, under a repeated header (its
-cells where the first header's were, or all moved alike: each page of a phone photo is a picture
-of its own) or under the same columns, and carried-forward rows at the page break are no items.
+the page; the last rows above the totals row, labelled where it is labelled and outside the
+columns of the items' text, with no quantity or price, are lines of the totals block (a
+delivery charge, a discount), no items. A table no totals row closed continues on the next page,
+under a repeated header (its cells where the first header's were, or all moved alike: each page
+of a phone photo is a picture of its own) or under the same columns, and carried-forward rows at
+the page break are no items.
 Rows indented under an item whose amounts add up to its amount break it down and are no items of
 their own.
 
@@ -56,11 +59,11 @@ from .amounts import amount_column, price_by_arithmetic, quantity_by_arithmetic
 from .cells import Layout
 from .header import Header, page_headers
 from .headerless import headerless_tables
-from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item
+from .items import IMPLAUSIBLE_RATE, is_sum, item_blocks, make_item, net_of_gross_lines
 from .labelled import labelled_items
 from .reread import settle_by_total
 from .summed import summed_tables
-from .rows import Figure, Row, count_whole_numbers, table_rows
+from .rows import Figure, Row, count_whole_numbers, priced, table_rows
 
 
 # A row whose text starts this many points right of the item above it is indented under it.
@@ -92,6 +95,7 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
         if qty is not None:
             table.header.columns[qty].kind = "quantity"
     earlier = len(table.items)  # items of the pages before
+    anchors: list[Row] = []  # each item's amount row, of these rows
     for block in item_blocks(got, total, table.header, leading) if total is not None else ():
         item = make_item(block, table.header, total, pg.vat_rate)
         anchor = amount_row(block, total)
@@ -104,11 +108,38 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
         table.items.append(item)
         table.starts.append(text_start(anchor, table.header))
         table.printed.append(printed)
+        anchors.append(anchor)
+    if closing is not None:
+        drop_totals_block(table, anchors, closing, earlier)
     drop_breakdowns(table)
     if closing is not None and total is not None and not earlier:
         # a misread amount, where the row closing the table states another sum of the items
         settle_by_total(pg.dt, table.items, table.printed, closing.amount(total))
+        if not table.header.columns[total].gross:
+            net_of_gross_lines(table.items, closing, total, pg.vat_rate)
     return None if closed else table
+
+
+def drop_totals_block(table: Table, anchors: list[Row], closing: Row, earlier: int) -> None:
+    """The last rows above the totals row that closes the table, labelled where that row's
+    label stands and in none of the columns the items' text stands in, with no quantity or
+    price ("Frais de livraison 12,50 $" over "Montant total 344,65 $", both labels under the
+    price column, the titles of the items further left), are lines of the totals block: a
+    delivery charge or a fee the totals add, no items. An item above them is kept."""
+    if not closing.worded:
+        return
+    label_x0 = closing.worded[0][1].x0
+    while len(table.items) > earlier + 1 and len(anchors) > 1:
+        row, above = anchors[-1], anchors[:-1]
+        texts = {col for r in above for col, _ in r.worded}
+        if (not texts or priced(table.header, row) or not row.worded
+                or any(col in texts for col, _ in row.worded)
+                or abs(row.worded[0][1].x0 - label_x0) > SAME_PLACE):
+            return
+        anchors.pop()
+        table.items.pop()
+        table.starts.pop()
+        table.printed.pop()
 
 
 def repeats_the_only_item(item: dict, printed: Figure | None, table: Table) -> bool:

@@ -7,8 +7,10 @@ from decimal import Decimal
 
 from ...document import LINE_ITEM_KEYS
 from ...values.amounts import parse_percent
+from ...vocabulary import VOCABULARY as V
+from ..labels import match_labels
 from .amounts import CENT, CENTS, HUNDRED, matches
-from .cells import to_decimal
+from .cells import PERCENT, to_decimal
 from .header import Header
 from .rows import Row
 
@@ -221,3 +223,38 @@ def is_sum(item: dict, before: list[dict]) -> bool:
         return False
     amounts = [b["net_amount"] for b in before]
     return None not in amounts and item["net_amount"] == sum(amounts)
+
+
+def includes_tax(label: str) -> bool:
+    """Does a totals row's label say its figure includes VAT ("Total incl. VAT", "Total RM
+    Including GST 6%", "Gesamtbetrag brutto")?"""
+    if V.tax_included.search(label):
+        return True
+    return any(V.including.search(label[: h.start]) for h in match_labels(label, ("tax_total",)))
+
+
+def net_of_gross_lines(items: list[dict], closing: Row, total: int,
+                       doc_rate: Decimal | None) -> None:
+    """Where the row closing the table, the first totals row under the items, is labelled a
+    total that includes VAT ("Total RM Including GST 6%" under a till receipt's lines), the items' amounts
+    include it too: no net subtotal or VAT row stands between them. Each item's net amount is
+    its amount without the VAT at its own rate, else the one the label prints, else the
+    document's only rate. Only where the row prints the items' sum in their amount column (net
+    lines under a gross total do not add up to it; a VAT summary's header row, "Stawka VAT,
+    Wartość netto, ..., Wartość brutto", prints none), and with a rate."""
+    if not items or not V.totals_row.match(closing.label) or not includes_tax(closing.label):
+        return
+    printed = {to_decimal(m.group(1)) for m in PERCENT.finditer(closing.label)}
+    rate = printed.pop() if len(printed) == 1 else doc_rate
+    stated = closing.amount(total)
+    amounts = [it["net_amount"] for it in items]
+    if stated is None or None in amounts or sum(amounts) != stated:
+        return
+    for it in items:
+        vat = it["vat_rate"] if it["vat_rate"] is not None else rate
+        if vat is None or not plausible_rate(vat):
+            continue
+        it["vat_rate"] = vat
+        it["net_amount"] = excluding_vat(it["net_amount"], vat)
+        if it["unit_price"] is not None:
+            it["unit_price"] = excluding_vat(it["unit_price"], vat)

@@ -158,6 +158,24 @@ def strong_total_label(folded: str) -> bool:
     )
 
 
+# A cell of at most this many words that ends in the label of a total ("Gross Total", "Invoice
+# total") is that total's label.
+TOTAL_CELL_WORDS = 3
+TOTAL_FIELDS = ("net_total", "gross_total", "amount_due")
+
+
+@lru_cache(maxsize=4096)
+def total_cell(folded: str) -> bool:
+    """Is the cell a total's label: a strong one, or a few words ending in one ("Gross Total"),
+    after the marks OCR makes of a box's border ("[Gross Total", "| Net Total")?"""
+    text = STRAY.sub("", folded).rstrip(" :")
+    if strong_total_label(text):
+        return True
+    return len(text.split()) <= TOTAL_CELL_WORDS and any(
+        h.end == len(text) for h in match_labels(text, TOTAL_FIELDS)
+    )
+
+
 @lru_cache(maxsize=4096)
 def rated_tax_label(folded: str) -> bool:
     """Does the cell open with the label of the VAT at one rate ("Iva (22 %)", "VAT 20%")?"""
@@ -184,8 +202,10 @@ def closes_table(header: Header, row: Row) -> bool:
     if row.worded and V.item_section.match(row.worded[0][1].folded):
         return True
     desc = header.index("description")
-    if any(col != desc and strong_total_label(c.folded) for col, c in row.worded):
-        return True  # "Kwota należności ogółem: 33 569,50" printed under the price columns
+    if any(col != desc and total_cell(c.folded) for col, c in row.worded):
+        # "Kwota należności ogółem: 33 569,50" printed under the price columns; "[Gross Total"
+        # in a row whose leftmost text is a footer's
+        return True
     desc_x0 = header.columns[desc].x0 if desc is not None else header.columns[0].x0
     return (
         row.first.folded.endswith(":")
