@@ -347,11 +347,14 @@ def _months(lang: _Languages) -> dict[str, int]:
 # "Dodavatel (Supplier):", "Vevő/Client"); or the last word of a short heading of the block
 # ("Informationen zum Verkäufer", "Details of the buyer"). Such a heading opens with a word of
 # four letters or more: an article and a party word ("LE CLIENT" under "Adresse du Client") is
-# the placeholder name a sample invoice prints where the party's name goes, not a heading.
+# the placeholder name a sample invoice prints where the party's name goes, not a heading. A
+# label framed by a rule of signs ("=========== BILLED TO ===========") is the label.
+_FRAME = r"[=*_~#-]{{3,}}"
 _PARTY_LABEL = (
-    r"^(?:[^\W\d_]{{2,20}}\s*/\s*"
+    r"^(?:" + _FRAME + r"\s*)?(?:[^\W\d_]{{2,20}}\s*/\s*"
     r"|[^\W\d_]{{4,20}}\s+(?:[^\W\d_]{{2,20}}\s+){{0,2}}(?=(?:{0})\s*:?\s*$))?"
-    r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
+    r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?"
+    r"(?:\s*" + _FRAME + r")?\s*(?::\s*|$)"
 )
 
 
