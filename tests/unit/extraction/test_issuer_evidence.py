@@ -14,6 +14,7 @@ from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.ranker import confidence
 from ledgerline.extraction.ranker.issuer import (
     is_label_or_sentence,
+    is_place,
     issuer_evidence,
     name_core,
 )
@@ -163,3 +164,20 @@ def test_the_addressees_e_mail_domain_is_no_line_of_the_issuer():
     assert all(r.x[FEATURE_INDEX["name_in_buyer_block"]] for r in shiv)
     assert issuer_evidence("Gujarat Freight Tools", rows, None)[1] == 0
 
+
+def test_labels_of_totals_and_columns_and_places_are_no_rival_names():
+    for text in ("Totaal", "Unit Price", "Description", "Subtotal"):
+        assert is_label_or_sentence(text), text
+    for text in ("Price Waterhouse", "Total Energies", "Net Solutions Ltd"):
+        assert not is_label_or_sentence(text), text
+    for text in ("UNITED STATES", "Schweiz", "FR", "117 58 Liljeholmen Sverige",
+                 "SEATTLE WASHINGTON 98101"):
+        assert is_place(text), text
+    for text in ("Gujarat Freight Tools", "Chad Smith", "Turkey Hill Dairy"):
+        assert not is_place(text), text
+    # a country printed twice (the issuer's and the addressee's address) disputes no issuer
+    dt = page_of((50, 800, "Bedrijf XYZ"), (50, 786, "Straat 123, 4567 AB Plaatsnaam"),
+                 (50, 772, "Nederland"), (300, 700, "Jan Jansen"), (300, 686, "Nederland"),
+                 (400, 600, "Totaal"), (400, 400, "Totaal"), (480, 400, "€ 1499.99"))
+    rows = document_rows(dt, find_candidates(dt)).rows["seller_name"]
+    assert issuer_evidence("Bedrijf XYZ", rows, None)[1] == 0
