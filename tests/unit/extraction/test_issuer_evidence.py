@@ -6,12 +6,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from cell_pages import page_of
 
 from ledgerline.extraction import parse_pdf
 from ledgerline.extraction.finders import find_candidates
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.ranker import confidence
-from ledgerline.extraction.ranker.issuer import is_label_or_sentence, issuer_evidence, name_core
+from ledgerline.extraction.ranker.issuer import (
+    is_label_or_sentence,
+    is_place,
+    issuer_evidence,
+    name_core,
+)
 from ledgerline.extraction.ranker.model import DISPUTED_CEILING, decide
 from ledgerline.extraction.ranker.rows import document_rows
 from ledgerline_tools.ranker import train
@@ -119,3 +125,59 @@ def test_a_seller_name_the_page_speaks_against_is_never_sure_enough_to_take(make
     pick = decide(doc, probs, {})["seller_name"]
     assert pick.value == "Kestrel Farms AG"
     assert pick.confidence <= DISPUTED_CEILING
+
+
+def test_a_name_is_in_a_domain_by_whole_words_only():
+    from ledgerline.extraction.ranker.features import name_in_domain
+
+    labels = {"courtbouillon", "org"}
+    assert name_in_domain("Court Bouillon", labels) and name_in_domain("CourtBouillon", labels)
+    # "our" is inside "courtbouillon", never a word of it
+    assert not name_in_domain("Our awesome developers", labels)
+    assert name_in_domain("Kenlan Engineering Ltd", {"kenlaneng", "com"})  # its first word
+    assert name_in_domain("Planung Hamann OHG", {"planung", "hamann", "de"})
+    assert not name_in_domain("The GmbH", {"thegmbh"})  # common words name no one
+
+
+# The issuer in the letterhead; the addressee under a label framed by a rule, with its e-mail.
+FRAMED_BUYER = [
+    (75, 807, "Gujarat Freight Tools"),
+    (65, 796, "Plot No A 64, Road No 21,"),
+    (52, 774, "Mumbai, Maharashtra - 360001"),
+    (91, 740, "TAX INVOICE"),
+    (14, 710, "=============== BILLED TO ==============="),
+    (8, 695, "Name : Shiv Engineering"),
+    (8, 676, "Email : hardik@shiveng.com"),
+    (8, 657, "Phone : 9878789878"),
+]
+
+
+def test_the_addressees_e_mail_domain_is_no_line_of_the_issuer():
+    from ledgerline.extraction.ranker.features import FEATURE_INDEX
+
+    dt = page_of(*FRAMED_BUYER)
+    found = find_candidates(dt)
+    assert "Shiv Engineering" in {c.value for c in found.fields["buyer_name"]}
+    rows = document_rows(dt, found).rows["seller_name"]
+    shiv = [r for r in rows if str(r.value) == "Shiv Engineering"]
+    assert shiv and not any(r.x[FEATURE_INDEX["name_in_domain"]] for r in shiv)
+    assert all(r.x[FEATURE_INDEX["name_in_buyer_block"]] for r in shiv)
+    assert issuer_evidence("Gujarat Freight Tools", rows, None)[1] == 0
+
+
+def test_labels_of_totals_and_columns_and_places_are_no_rival_names():
+    for text in ("Totaal", "Unit Price", "Description", "Subtotal"):
+        assert is_label_or_sentence(text), text
+    for text in ("Price Waterhouse", "Total Energies", "Net Solutions Ltd"):
+        assert not is_label_or_sentence(text), text
+    for text in ("UNITED STATES", "Schweiz", "FR", "117 58 Liljeholmen Sverige",
+                 "SEATTLE WASHINGTON 98101"):
+        assert is_place(text), text
+    for text in ("Gujarat Freight Tools", "Chad Smith", "Turkey Hill Dairy"):
+        assert not is_place(text), text
+    # a country printed twice (the issuer's and the addressee's address) disputes no issuer
+    dt = page_of((50, 800, "Bedrijf XYZ"), (50, 786, "Straat 123, 4567 AB Plaatsnaam"),
+                 (50, 772, "Nederland"), (300, 700, "Jan Jansen"), (300, 686, "Nederland"),
+                 (400, 600, "Totaal"), (400, 400, "Totaal"), (480, 400, "€ 1499.99"))
+    rows = document_rows(dt, find_candidates(dt)).rows["seller_name"]
+    assert issuer_evidence("Bedrijf XYZ", rows, None)[1] == 0

@@ -97,3 +97,20 @@ def test_an_amount_ocr_read_with_a_space_after_its_thousands_separator():
         (Decimal("300000.00"), 0, len(text))]
     # without decimals under the other mark, a comma and a space part two numbers
     assert [a[0] for a in find_amounts("5, 100", ".")] == [Decimal("5"), Decimal("100")]
+
+
+def test_a_legal_form_that_follows_a_name_names_nothing_at_the_start_of_a_line():
+    # a footer misread by OCR: "SE" (Societas Europaea) is written after the company's name
+    from ledgerline.extraction.finders.parties import LEGAL_FORM, printed_legal_form
+
+    dt = page_of((50, 800, "Gulf Enterprises"), (50, 786, "Al Moraggabat Street, Dubai"),
+                 (50, 40, "SE BUENOS"), (50, 26, "Nordlicht Handel SE"))
+    found = find_candidates(dt).fields["seller_name"]
+    by_form = {c.value for c in found if c.evidence.kind == LEGAL_FORM}
+    assert "Nordlicht Handel SE" in by_form and "SE BUENOS" not in by_form
+    for text in ("SE BUENOS", "GmbH Muster", "S.L. Madrid"):
+        assert not printed_legal_form(text), text
+    # the forms that may lead a name still do, and every form after a name
+    for text in ("SARL Dupont", "Oy Hartwall Ab", "I/S Vestforbrænding", "V.O.F. De Bakker",
+                 "Aktiebolaget Electrolux", "Muster SE", "Muster GmbH", "Ejemplo S.L."):
+        assert printed_legal_form(text), text

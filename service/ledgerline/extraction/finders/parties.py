@@ -34,8 +34,12 @@ _TITLE_CASE_FORMS = frozenset({"oy"})
 
 
 def printed_legal_form(text: str) -> bool:
-    """Does the printed text carry a legal form, in the case legal forms are printed in?"""
-    for m in V.legal_form.finditer(fold(text)):
+    """Does the printed text carry a legal form, in the case legal forms are printed in, and
+    where a form stands (after the name it belongs to, or before it if it may lead one)?"""
+    folded = fold(text)
+    for m in V.legal_form.finditer(folded):
+        if _leads_nothing(folded, m):
+            continue
         printed = text[m.start() : m.end()]
         letters = re.sub(r"[\W\d_]", "", printed)
         if "." in printed or len(letters) > 3:
@@ -46,6 +50,18 @@ def printed_legal_form(text: str) -> bool:
         if len(letters) == 3 and letters[0].isupper():
             return True
     return False
+
+
+_WORD = re.compile(r"\w")
+
+
+def _leads_nothing(folded: str, m: re.Match) -> bool:
+    """Is the legal form ``m`` the text's first word, and one printed only after a name ("SE",
+    "GmbH", "Ltd", "S.L.")? Then it is no company's form: a footer misread by OCR ("SE
+    BUENOS"), a word of running text. The forms that may lead a name ("SARL Dupont", "Oy
+    Hartwall Ab", "I/S Vestforbrænding", "株式会社…") are the vocabulary's leading ones."""
+    return (not _WORD.search(folded, 0, m.start())
+            and not V.leading_legal_form.fullmatch(m.group()))
 
 
 def _is_party_label(folded: str) -> bool:

@@ -35,6 +35,7 @@ from ..document import AMOUNT_FIELDS, DATE_FIELDS, ID_FIELDS
 from ..finders import parties as P
 from ..finders.header_fields import LABEL_FIELDS, _plain_hits
 from ..geometry import DocText
+from ..text import fold
 from ..vocabulary import VOCABULARY as V
 
 # Label classes: what a label near a value names. 0 is "no label".
@@ -107,7 +108,8 @@ CATEGORICAL = ("lab_relation", "left_class", "cell_class", "col_class", "above_c
 
 _CONTACT = re.compile(r"\b(?:tel|fax|phone|telefon|mobile?|mob|gsm|tlf|puh)\b|\+\d")
 _DOMAIN = re.compile(r"(?:www\.|@|https?://)([a-z0-9.-]+)")
-_LETTER_WORD = re.compile(r"[a-z]{3,}")
+_DOMAIN_SPLIT = re.compile(r"[.-]+")
+_NAME_WORD = re.compile(r"[a-z0-9]+")
 _LETTERS = re.compile(r"[a-z]\.?[a-z]")  # a word, or a dotted abbreviation ("i.v.a.")
 _VAT_OR_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,}")
 _CURRENCY_NEAR = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|kr|z[łl]|K[čc]")
@@ -151,7 +153,16 @@ class DocContext:
                 self.label_lines.setdefault(dt.lines[i].page, []).append(i)
         self.amount_rows = self._amount_rows()
         self.page_amounts = self._page_amounts()
-        self.domains = " ".join(m.group(1) for m in _DOMAIN.finditer(dt.full_folded))
+        # the labels of the web and mail domains the page prints, but for the addressee's: an
+        # e-mail under "Billed to" is the buyer's, no line of the issuer
+        self.domain_labels = frozenset(
+            label
+            for i, folded in enumerate(dt.folded)
+            for m in _DOMAIN.finditer(folded)
+            if not _in_buyer_block(self, i)
+            for label in _DOMAIN_SPLIT.split(m.group(1))
+            if label
+        )
         self._contexts: dict = {}
 
     def _line_classes(self, i: int) -> list[tuple[int, float, int, int]]:
@@ -580,11 +591,33 @@ def _value_features(put, ctx, field, r: Row, value_counts, doc, i) -> None:
             put("name_block_buyer_vat", ctx.block_has(i, ctx.buyer_vat_lines))
             put("name_near_iban", ctx.block_has(i, ctx.iban_lines, reach=4))
             put("name_address_below", ctx.address_below(i))
-        words = _LETTER_WORD.findall(s.lower())
-        put("name_in_domain", any(w in ctx.domains for w in words if w not in _COMMON_WORDS))
+        put("name_in_domain", name_in_domain(s, ctx.domain_labels))
 
 
 _COMMON_WORDS = frozenset({"gmbh", "ltd", "inc", "the", "and", "und", "llc", "sarl", "com"})
+# A domain label that starts or ends with a name's words holds them when they make this many
+# letters ("kenlaneng" for "Kenlan Engineering"); a shorter word is found inside others by
+# chance ("our" in "courtbouillon").
+DOMAIN_AFFIX_LETTERS = 4
+
+
+def name_in_domain(name: str, labels) -> bool:
+    """Is the name written in a label of the page's domains: the label is some of its
+    consecutive words run together ("courtbouillon" for "Court Bouillon", "muster" for
+    "Muster GmbH"), or starts or ends with them? Words are matched whole, never inside
+    another word, and a run of common words only ("the", "gmbh") names no one."""
+    words = _NAME_WORD.findall(fold(name))
+    for a in range(len(words)):
+        run = ""
+        for b in range(a, len(words)):
+            run += words[b]
+            if all(w in _COMMON_WORDS or len(w) < 3 for w in words[a : b + 1]):
+                continue
+            for label in labels:
+                if label == run or (len(run) >= DOMAIN_AFFIX_LETTERS
+                                    and (label.startswith(run) or label.endswith(run))):
+                    return True
+    return False
 
 
 def _in_buyer_block(ctx: DocContext, i: int) -> bool:

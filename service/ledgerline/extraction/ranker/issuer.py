@@ -16,6 +16,9 @@ probable to the ranker as a right one, but rarely as well supported.
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from babel import Locale, UnknownLocaleError
 
 from ..finders import parties as P
 from ..text import fold
@@ -84,22 +87,60 @@ def _rival_support(core: str, rows: list[Row]) -> float:
     others: dict[str, list[Row]] = {}
     for r in rows:
         other = name_core(r.value) if r.value is not None else ""
-        if other and other != core and not is_label_or_sentence(str(r.value)):
+        if (other and other != core and not is_label_or_sentence(str(r.value))
+                and not is_place(str(r.value))):
             others.setdefault(other, []).append(r)
     return max((_support(same) for same in others.values()), default=0.0)
 
 
 def is_label_or_sentence(text: str) -> bool:
-    """Is a "name" a party or delivery label, a sentence or a code, rather than a name?"""
+    """Is a "name" a label (of a party, a delivery, a total or an item column), a sentence or a
+    code, rather than a name?"""
     folded = fold(text).strip()
     return bool(
         _LABEL_END.search(folded)
         or V.seller_label.match(folded)
         or V.buyer_label.match(folded)
         or V.delivery_label.search(folded)
+        or _whole(V.totals_row, folded)  # "Totaal" over the items' column and by the total
+        or any(_whole(rx, folded) for rx in V.column_headers.values())  # "Unit Price"
         or len(folded.split()) > SENTENCE_WORDS
         or is_code(text)
     )
+
+
+def _whole(rx: re.Pattern, folded: str) -> bool:
+    m = rx.match(folded)
+    return m is not None and m.end() >= len(folded.rstrip(" :"))
+
+
+def is_place(text: str) -> bool:
+    """Is a "name" where a party is rather than who: a country's name or code ("UNITED STATES",
+    "Schweiz", "FR", in any vocabulary language) or an address line (a postcode, a street and
+    its number)? Printed twice (the issuer's and the addressee's address, a payment slip), such
+    a line is no rival of the issuer."""
+    folded = fold(text).strip(" ,.")
+    if folded in _country_names() or text.strip() in _country_codes():
+        return True
+    return any(c.isdigit() for c in folded) and bool(P.ADDRESS.search(folded))
+
+
+@cache
+def _country_codes() -> frozenset[str]:
+    return frozenset(code for code in Locale("en").territories if len(code) == 2)
+
+
+@cache
+def _country_names() -> frozenset[str]:
+    """Every country's name in the vocabulary's languages (CLDR, through babel), folded."""
+    names = set()
+    for language in V.languages:
+        try:
+            territories = Locale.parse(language).territories
+        except (ValueError, UnknownLocaleError):
+            continue
+        names.update(fold(n) for code, n in territories.items() if len(code) == 2)
+    return frozenset(names)
 
 
 # A code (a digital seal's base64, a hash, a tax or serial number) is not a name: a word of this

@@ -28,8 +28,10 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   are negative), ``SELF_BILLING`` (a "Gutschrift" that is a self-billed invoice),
   ``EXAMPLE_MARKERS`` (a line or block the page marks as an example), ``PAID_WORDS``, ``EARLIER_BALANCES`` (a balance of earlier invoices the
   amount due adds to this one's total); ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
-  ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``NOT_NAME``, ``NAME_LABELS``, ``NOT_IN_BLOCK``,
-  ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``, ``PAGE_TITLES``, ``DELIVERY_LABELS``,
+  ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``LEADING_LEGAL_FORMS`` (those of them that
+  may be printed before the name too: "SARL Dupont"; every other follows it), ``NOT_NAME``,
+  ``NAME_LABELS``, ``NOT_IN_BLOCK``, ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``,
+  ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names; ``SIGNED_FOR``, ``SIGNATORIES``: the signature block
   that names the issuer ("For Muster Ltd" over "Authorised Signatory").
 - ``TOTALS_ROWS``, ``ITEM_SECTIONS``, ``CARRIED_FORWARD``, ``GROSS_WORDS``, ``COLUMN_HEADERS``,
@@ -93,7 +95,8 @@ KNOWN_NAMES = frozenset(
     CREDIT_NOTE_TITLES CORRECTION_TITLES SELF_BILLING EXAMPLE_MARKERS BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS ALLOWANCES CHARGES
     NOT_THE_ISSUE_DATE PAID_WORDS
-    EARLIER_BALANCES LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK PERSON_PREFIXES
+    EARLIER_BALANCES LEGAL_FORMS LEADING_LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK
+    PERSON_PREFIXES
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
     CURRENCY_WORDS NUMBER_SIGN LEGAL_REFERENCES""".split()
 )
@@ -145,6 +148,7 @@ class Vocabulary:
     item_table_header: re.Pattern
     not_the_issue_date: re.Pattern
     legal_form: re.Pattern
+    leading_legal_form: re.Pattern  # a legal form that may be printed before the name
     not_name: re.Pattern
     name_label: re.Pattern
     not_in_block: re.Pattern
@@ -343,11 +347,14 @@ def _months(lang: _Languages) -> dict[str, int]:
 # "Dodavatel (Supplier):", "Vevő/Client"); or the last word of a short heading of the block
 # ("Informationen zum Verkäufer", "Details of the buyer"). Such a heading opens with a word of
 # four letters or more: an article and a party word ("LE CLIENT" under "Adresse du Client") is
-# the placeholder name a sample invoice prints where the party's name goes, not a heading.
+# the placeholder name a sample invoice prints where the party's name goes, not a heading. A
+# label framed by a rule of signs ("=========== BILLED TO ===========") is the label.
+_FRAME = r"[=*_~#-]{{3,}}"
 _PARTY_LABEL = (
-    r"^(?:[^\W\d_]{{2,20}}\s*/\s*"
+    r"^(?:" + _FRAME + r"\s*)?(?:[^\W\d_]{{2,20}}\s*/\s*"
     r"|[^\W\d_]{{4,20}}\s+(?:[^\W\d_]{{2,20}}\s+){{0,2}}(?=(?:{0})\s*:?\s*$))?"
-    r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?\s*(?::\s*|$)"
+    r"(?:{0})\b(?:\s*\([^)]{{1,30}}\)|\s*/\s*[^\W\d_][^:/]{{0,30}}?)?"
+    r"(?:\s*" + _FRAME + r")?\s*(?::\s*|$)"
 )
 
 
@@ -399,6 +406,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         # a Chinese or Japanese legal form is written glued to the name ("…高速公路有限公司")
         legal_form=rx(r"(?:(?:\b|(?=[" + CJK_CLASS + r"]))(?:{})(?=$|[\s,.)]))", "LEGAL_FORMS"),
+        leading_legal_form=rx(r"(?:{})", "LEADING_LEGAL_FORMS"),
         not_name=rx(r"\b(?:{})\b|@|\(c\)", "NOT_NAME"),
         # "Company: Muster Ltd", "Firma Muster GmbH", never the name "Company, LLC"
         # longest first and whole words: "nome:" is not "nom" and "e:", "firmanavn" not "firma"

@@ -149,6 +149,8 @@ PAID_WORDS = (
 EARLIER_BALANCES = (r"tidligere\s+saldo", "restance")
 
 LEGAL_FORMS = ("a/s", "aps", "i/s", "k/s", "p/s", "ivs", "amba", r"a\.m\.b\.a\.")
+# "I/S Vestforbrænding", "A/S Storebælt": a partnership's or an older company's form may lead
+LEADING_LEGAL_FORMS = ("a/s", "i/s", "k/s", "p/s")
 NOT_NAME = (
     r"faktura\w*", "kreditnota", "cvr", "se-nr", "telefon", "tlf", "side", "moms", _BELOB, "dato",
     "bank", r"reg\.?\s*nr", "konto", "kontonr", "kundenr", "adresse",

@@ -142,6 +142,8 @@ EARLIER_BALANCES = (r"(?:edellinen|aiempi)\s+saldo",)
 
 # "Ky", "Ay" and "Tmi" are also syllables of other languages' words: only after a name.
 LEGAL_FORMS = ("oy", "oyj", r"(?<=[^\W\d]\s)(?:ky|ay|tmi|osk)(?=\s*(?:$|,))", r"^tmi(?=\s)")
+# "Oy Hartwall Ab", "Tmi Virtanen": the form may lead the name too
+LEADING_LEGAL_FORMS = ("oy", "oyj", "tmi")
 NOT_NAME = (
     r"(?:hyvitys)?lasku\w*", "y-tunnus", "alv", "puhelin", "puh", "sivu", "summa", "paivays",
     "paivamaara", "pvm", "erapaiva", "maksuehdot", "viivastyskorko", "huomautusaika", "pankki",

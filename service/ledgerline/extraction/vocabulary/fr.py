@@ -144,6 +144,8 @@ PAID_WORDS = ("acompte", r"deja\s+(?:paye|regle)", r"montant\s+regle")
 EARLIER_BALANCES = (r"solde\s+(?:precedent|anterieur|reporte)",)
 
 LEGAL_FORMS = ("sarl", r"s\.a\.r\.l\.", "sas", "sasu", "eurl", "sa", r"s\.a\.", "snc", r"s\.n\.c\.")
+# "SARL Dupont", "SAS Les Jardins": French forms of three letters or more may lead the name too
+LEADING_LEGAL_FORMS = ("sarl", r"s\.a\.r\.l\.", "sas", "sasu", "eurl", "snc", r"s\.n\.c\.")
 NOT_NAME = ("facture", "avoir", "tva", "capital", "siret", "siren", "rcs", "adresse")
 NAME_LABELS = ("nom", r"raison\s+sociale")
 NOT_IN_BLOCK = (r"tva\b", "adresse")

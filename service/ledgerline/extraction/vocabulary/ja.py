@@ -58,6 +58,8 @@ COLUMN_HEADERS = {
     "unit": (r"^単位$",),
 }
 LEGAL_FORMS = (r"株式会社", r"有限会社", r"合同会社", r"\(株\)", r"\(有\)")
+# "株式会社ACME" as well as "ACME株式会社"
+LEADING_LEGAL_FORMS = LEGAL_FORMS
 NAME_LABELS = (r"会社名",)
 PAGE_TITLES = (r"請求書", r"領収書")
 # "1,616,650円", "日本円"

@@ -152,6 +152,8 @@ EARLIER_BALANCES = (r"tidligere\s+saldo", "restanse")
 LEGAL_FORMS = (
     r"(?<=[^\W\d]\s)(?:as|asa|ans|da|enk|nuf|ba)(?=\s*(?:$|,))", "aksjeselskap",
 )
+# "Aksjeselskap Vinmonopolet": the form written out may lead the name
+LEADING_LEGAL_FORMS = ("aksjeselskap",)
 NOT_NAME = (
     r"faktura\w*", "kreditnota", r"org\.?\s*nr", "organisasjonsnummer", "foretaksregisteret", "mva",
     "telefon", "tlf", "side", _BELOP, "dato", "bank", "konto", "kontonr", "kid", "adresse",

@@ -148,6 +148,8 @@ LEGAL_FORMS = (
     r"(?<=[^\W\d]\s)(?:ab|hb|kb)(?=\s*(?:\(publ\))?\s*(?:$|,))", r"ek\.\s?for\.?",
     r"aktiebolag(?:et)?", "handelsbolag",
 )
+# "Aktiebolaget Electrolux": the form written out may lead the name
+LEADING_LEGAL_FORMS = (r"aktiebolag(?:et)?", "handelsbolag")
 NOT_NAME = (
     r"faktura\w*", "momsreg", r"org\.?\s*nr", "organisationsnummer", "bankgiro", "plusgiro",
     "telefon", "sida", "moms", r"f-skatt\w*", r"styrelsens\s+sate", "belopp", "summa", "datum",
