@@ -121,6 +121,25 @@ def test_a_second_reading_does_not_bring_in_han_the_first_has_not(recogniser, mo
     assert [w.text for w in words] == ["2018", "2018年"]
 
 
+def test_a_word_with_a_character_the_model_cannot_write_is_not_re_read(recogniser,
+                                                                      monkeypatch):
+    # the model has no euro sign: it could never agree with "306,85€", and any reading it gave
+    # in its place would lack the sign
+    assert not recogniser.can_write("306,85€") and recogniser.can_write("306,85")
+    image, box = page_with("306,85€")
+    read: list[int] = []
+
+    def second(self, crops, width=None):
+        read.append(len(crops))
+        return [("306,856", 0.99)] * len(crops)
+
+    monkeypatch.setattr(S.Recogniser, "read", second)
+    euro, plain = word("306,85€", 0.6, box), word("306,8S", 0.6, box)
+    assert S.vote([euro, plain], image, recogniser) == 1
+    assert read == [1] and (euro.text, euro.confidence) == ("306,85€", 0.6)
+    assert plain.text == "306,856"
+
+
 def _read_in_child(queue):
     image, box = page_with("4,854.00")
     queue.put(S.recogniser().read([S.crop(image, box)])[0][0])

@@ -72,6 +72,8 @@ CJK_SCRIPTS = frozenset({"Han", "Japanese"})
 CJK_TRY_LEGIBLE = 0.5
 CJK_MIN_SHARE, CJK_MIN_CHARS = 0.25, 20
 LEGIBLE_CONFIDENCE = 0.5
+# Leptonica's message severity (its environ.h) under which nothing is printed
+LEPTONICA_SEVERITY_NONE = 6
 
 
 Baseline = tuple[tuple[int, int], tuple[int, int]]  # a text line's ends, (x, y) pixels
@@ -117,6 +119,7 @@ class Engine:
                                   + ", tesseract-ocr-".join(missing) + ")", transient=True)
         self.languages = languages
         self.lock = threading.Lock()
+        quiet_leptonica()
         self._api = PyTessBaseAPI(path=directory, lang=languages, oem=OEM.LSTM_ONLY,
                                   psm=PSM.AUTO)
         self._osd = PyTessBaseAPI(path=directory, lang="osd", psm=PSM.OSD_ONLY)
@@ -224,6 +227,33 @@ class Engine:
             if not it.Next(RIL.SYMBOL):
                 break
         return words
+
+
+def quiet_leptonica() -> bool:
+    """Turn off the messages of the Leptonica library Tesseract runs on; whether it was found.
+
+    Tesseract's layout analysis asks Leptonica for boxes and foreground that a photographed
+    page's edges do not have, and Leptonica prints each refusal to the process's stderr ("Error
+    in boxClipToRectangle: box outside rectangle", "Error in pixScanForForeground: no fg
+    pixels found"): Tesseract goes on without them and reads the page, and a worker's log fills
+    with errors that are none. Tesseract's own failures still raise (``_recognise``). The
+    library is the one loaded in this process (tesserocr's wheel brings its own copy), found in
+    the process's memory map; where it is not found (not Linux), its messages stay."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split(maxsplit=5)[-1].strip() for line in maps if "/liblept" in line}
+    except OSError:
+        return False
+    for path in sorted(paths):
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        library.setMsgSeverity(LEPTONICA_SEVERITY_NONE)
+        return True
+    return False
 
 
 def _reads_upright(words: list[Word]) -> bool:

@@ -44,17 +44,19 @@ def flatten(image: Image.Image, dpi: float) -> Image.Image:
     level = float(np.percentile(paper, PAPER_PERCENTILE))
     if level <= 0:
         return image  # a black page: nothing to flatten
-    background = np.asarray(Image.fromarray(paper).resize(image.size, Image.Resampling.BILINEAR),
-                            dtype=np.float32)
+    background = np.array(Image.fromarray(paper).resize(image.size, Image.Resampling.BILINEAR),
+                          dtype=np.float32)
     out = np.asarray(image, dtype=np.float32)
-    np.divide(out, np.maximum(background, 1.0), out=out)
+    # in place throughout: a page is millions of pixels, and every temporary costs as much as
+    # the arithmetic
+    np.divide(out, np.maximum(background, 1.0, out=background), out=out)
     np.clip(out, 0.0, 1.0, out=out)
     np.power(out, GAMMA, out=out)
     desk = _desk(coarse, level, window)
     if desk is not None:
         out[np.asarray(Image.fromarray(desk).resize(image.size, Image.Resampling.NEAREST))] = 1.0
     np.multiply(out, 255.0, out=out)
-    return Image.fromarray(np.rint(out).astype(np.uint8))
+    return Image.fromarray(np.rint(out, out=out).astype(np.uint8))
 
 
 def without_grain(image: Image.Image) -> Image.Image:
