@@ -41,8 +41,8 @@ class Figure:
     percent: bool
     marked: bool  # a currency beside it, or thousands grouped: money even without decimals
     # where it is printed: its line (an index into the document's lines) and its box there
-    line: int | None = field(default=None, compare=False)
-    box: tuple[float, ...] | None = field(default=None, compare=False)
+    line: int = field(compare=False)
+    box: tuple[float, ...] = field(compare=False)
 
 
 @dataclass
@@ -110,8 +110,8 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                     MONEY_MARK.search(ln.text[max(0, s - MARK_REACH) : e + MARK_REACH])
                     or GROUPED.search(ln.text[s:e])
                 )
-                box = ln.span_bbox(s, e)
-                figures.append((Figure(value, has_dec, percent, marked, c.line, tuple(box)), box))
+                figures.append(Figure(value, has_dec, percent, marked, c.line,
+                                      tuple(ln.span_bbox(s, e))))
                 rest[s - c.start : e - c.start] = " " * (e - s)
         text = "".join(rest).strip()
         worded = not FIGURES_ONLY.fullmatch(text) and not CURRENCY_ONLY.match(text.lower())
@@ -120,8 +120,8 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
                 s, e = c.start + m.start(), c.start + m.end()
                 percent = ln.text[e : e + 3].lstrip().startswith("%")
                 value = Decimal(m.group().replace(",", "."))
-                box = ln.span_bbox(s, e)
-                figures.append((Figure(value, False, percent, False, c.line, tuple(box)), box))
+                figures.append(Figure(value, False, percent, False, c.line,
+                                      tuple(ln.span_bbox(s, e))))
         labelling = labelling and (worded or not label)
         if labelling:
             label.append(c.folded)
@@ -130,10 +130,10 @@ def read_row(pg: Layout, header: Header, lines: list[int]) -> Row:
             row.texts.setdefault(col, []).append(c.text.strip())
             row.worded.append((col, c))
         starts_in = column_of(header, c.x0, c.x0 + 1)
-        for figure, box in figures:
+        for figure in figures:
             # figures in a worded cell ("Preis pro Stunde: 150 €") are the column's where the
             # cell starts; bare figures run together ("2,535.00 18.00") each stand in their own
-            at = starts_in if worded else column_of(header, box[0], box[2])
+            at = starts_in if worded else column_of(header, figure.box[0], figure.box[2])
             row.numbers.setdefault(at, []).append(figure)
     row.label = " ".join(label)
     return row
