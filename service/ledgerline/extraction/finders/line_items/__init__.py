@@ -79,6 +79,22 @@ class Table:
     starts: list[float | None] = field(default_factory=list)  # where each item's text starts
     printed: list[Figure | None] = field(default_factory=list)  # each item's amount as printed
 
+    def add(self, item: dict, start: float | None, printed: Figure | None) -> None:
+        self.items.append(item)
+        self.starts.append(start)
+        self.printed.append(printed)
+
+    def drop_last(self) -> None:
+        self.items.pop()
+        self.starts.pop()
+        self.printed.pop()
+
+    def keep(self, kept: list[bool]) -> None:
+        """Only the items whose flag in ``kept`` is true."""
+        def only(values: list) -> list:
+            return [v for v, ok in zip(values, kept, strict=True) if ok]
+        self.items, self.starts, self.printed = only(self.items), only(self.starts), only(self.printed)
+
 
 def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) -> Table | None:
     """Add the items of these rows to the table; the table when it goes on past them."""
@@ -105,9 +121,7 @@ def read_rows(pg: Layout, table: Table, rows: list[list[int]], leading: bool) ->
                 continue  # the sum brought forward over a page's items ("Brought" unread)
             closed = True
             break
-        table.items.append(item)
-        table.starts.append(text_start(anchor, table.header))
-        table.printed.append(printed)
+        table.add(item, text_start(anchor, table.header), printed)
         anchors.append(anchor)
     if closing is not None:
         drop_totals_block(table, anchors, closing, earlier)
@@ -137,9 +151,7 @@ def drop_totals_block(table: Table, anchors: list[Row], closing: Row, earlier: i
                 or abs(row.worded[0][1].x0 - label_x0) > SAME_PLACE):
             return
         anchors.pop()
-        table.items.pop()
-        table.starts.pop()
-        table.printed.pop()
+        table.drop_last()
 
 
 def repeats_the_only_item(item: dict, printed: Figure | None, table: Table) -> bool:
@@ -186,9 +198,7 @@ def drop_breakdowns(table: Table) -> None:
         parts = [table.items[n]["net_amount"] for n in range(k + 1, run)]
         if len(parts) > 1 and None not in parts and sum(parts) == item["net_amount"]:
             keep[k + 1 : run] = [False] * len(parts)
-    table.items = [it for it, ok in zip(table.items, keep, strict=True) if ok]
-    table.starts = [x for x, ok in zip(table.starts, keep, strict=True) if ok]
-    table.printed = [x for x, ok in zip(table.printed, keep, strict=True) if ok]
+    table.keep(keep)
 
 
 def extract_line_items(dt: DocText) -> list[dict]:
