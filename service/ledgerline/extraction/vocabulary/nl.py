@@ -104,7 +104,7 @@ EARLIER_BALANCES = (r"(?:vorig|openstaand)\s+saldo", r"openstaande\s+posten")
 
 LEGAL_FORMS = (r"b\.v\.", "bv", r"n\.v\.", "nv", r"v\.o\.f\.", "vof")
 # "V.O.F. De Bakker", Belgium's "NV Bekaert": the form may lead the name too
-LEADING_LEGAL_FORMS = (r"b\.v\.", "bv", r"n\.v\.", "nv", r"v\.o\.f\.", "vof")
+LEADING_LEGAL_FORMS = LEGAL_FORMS
 NOT_NAME = ("factuur", "btw", "kvk")
 NAME_LABELS = ("naam",)
 ACCOUNT_HOLDER_LABELS = ("begunstigde", r"ten\s+name\s+van")
