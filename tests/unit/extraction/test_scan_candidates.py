@@ -9,6 +9,7 @@ from cell_pages import page_of
 
 from ledgerline.extraction.choice.currency import choose_currency
 from ledgerline.extraction.finders import find_candidates
+from ledgerline.extraction.finders import parties as P
 from ledgerline.extraction.finders.currency import currency_mentions, issuer_country
 from ledgerline.extraction.geometry import DocText
 from ledgerline.extraction.model import Line, Page
@@ -114,3 +115,78 @@ def test_a_legal_form_that_follows_a_name_names_nothing_at_the_start_of_a_line()
     for text in ("SARL Dupont", "Oy Hartwall Ab", "I/S Vestforbrænding", "V.O.F. De Bakker",
                  "Aktiebolaget Electrolux", "Muster SE", "Muster GmbH", "Ejemplo S.L."):
         assert printed_legal_form(text), text
+
+
+def test_a_line_of_trade_words_completes_the_name_over_it():
+    # a receipt's head: the name centred on two lines, the second saying only the trade
+    dt = page_of((100, 800, "THREE STOOGES"), (100, 791, "BISTRO & CAFE"),
+                 (100, 782, "109, SS21/1A,"), (95, 773, "DAMANSARA UTAMA"))
+    assert letterhead(dt) == ["THREE STOOGES BISTRO & CAFE"]
+    # the name's line in a wider type, not aligned with the address: the trade words' line is
+    # the one over the address, and the name over it completes it
+    wide = page_of((92, 800, "THREE STOOGES"), (100, 791, "BISTRO & CAFE"),
+                   (100, 782, "109, SS21/1A,"), (95, 773, "DAMANSARA UTAMA"))
+    assert letterhead(wide) == ["THREE STOOGES BISTRO & CAFE"]
+    # set apart (a line's height of space between), the two lines are not one name
+    apart = page_of((100, 800, "THREE STOOGES"), (100, 780, "BISTRO & CAFE"),
+                    (100, 771, "109, SS21/1A,"), (95, 762, "DAMANSARA UTAMA"))
+    assert letterhead(apart) == ["THREE STOOGES"]
+    # nor a line of trade words under a line in another type
+    lower = page_of((100, 800, "Three Stooges"), (100, 791, "BISTRO & CAFE"),
+                    (100, 782, "109, SS21/1A,"), (95, 773, "DAMANSARA UTAMA"))
+    assert letterhead(lower) == ["Three Stooges"]
+
+
+def letterhead(dt: DocText) -> list:
+    return [c.value for c in find_candidates(dt).fields["seller_name"]
+            if c.evidence.kind == P.LETTERHEAD]
+
+
+def test_trade_words_only():
+    assert P.trade_words_only("bistro & cafe")
+    assert P.trade_words_only("restaurant and bar")
+    assert not P.trade_words_only("three stooges")
+    assert not P.trade_words_only("smug cat law firm")
+    assert not P.trade_words_only("&")
+
+
+def test_the_letterhead_is_read_from_the_left_of_its_row():
+    # a form's header: the station over its address at the left, a labelled cell beside it
+    # whose baseline is a point higher
+    dt = page_of((136, 757.8, "WPXI"), (240, 758.2, "Advertiser"),
+                 (308, 758.5, "Pol/T Murphy/R/Con/PA (16299)"), (136, 747, "P.O. Box 640132"),
+                 (308, 746.6, "BrabenderCox (3844)"), (136, 736, "Pittsburgh, PA 15264-0132"))
+    assert letterhead(dt) == ["WPXI"]
+
+
+def test_here_under_a_logo_placeholder_is_no_name():
+    dt = page_of((50, 800, "YOUR LOGO"), (60, 786, "HERE"), (50, 700, "Smug Cat Law Firm LLC"))
+    assert "HERE" not in seller_names(dt)
+
+
+def test_a_firm_under_its_contact_person_is_the_party():
+    dt = page_of((20, 700, "Recipient"), (330, 700, "Contractor"), (20, 686, "Jane Doe"),
+                 (330, 686, "John Smith"), (20, 672, "Big Brain Industries LLC"),
+                 (330, 672, "Smug Cat Law Firm"), (20, 658, "jane@bigbrainindustries.com"),
+                 (330, 658, "john@smugcatlawfirm.com"))
+    found = find_candidates(dt).fields
+    labelled = [c.value for c in found["seller_name"] if c.evidence.kind == P.PARTY_LABEL]
+    assert labelled == ["Smug Cat Law Firm"]
+    assert "Big Brain Industries LLC" in {c.value for c in found["buyer_name"]}
+
+
+def test_a_names_second_line_without_a_name_of_its_own_stays_part_of_it():
+    # "International Ltd" completes "Acme Widgets"; "MVM Musterhafter" is no person's name
+    for first, second in (("Acme Widgets", "International Ltd"),
+                          ("MVM Musterhafter", "Versicherungsverein Musterstadt a.G.")):
+        dt = page_of((50, 700, "Seller"), (50, 686, first), (50, 672, second))
+        labelled = [c.value for c in find_candidates(dt).fields["seller_name"]
+                    if c.evidence.kind == P.PARTY_LABEL]
+        assert labelled == [f"{first} {second}"]
+
+
+def test_a_persons_name():
+    assert P._person_name("John Smith") and P._person_name("Jane Q. Doe")
+    assert not P._person_name("MVM Musterhafter")
+    assert not P._person_name("Smith Holdings Ltd")
+    assert not P._person_name("Smug Cat Law Firm")

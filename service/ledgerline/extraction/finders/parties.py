@@ -83,7 +83,8 @@ def _clean(text: str) -> str | None:
 
 
 # A template's "YOUR LOGO (HERE)" where the issuer's logo goes: the place of a name, not one.
-_LOGO_PLACEHOLDER = re.compile(r"(?:your|company|insert|place)?\s*logo(?:\s+here)?",
+# Printed on two lines ("YOUR LOGO" over "HERE"), the second is the placeholder's too.
+_LOGO_PLACEHOLDER = re.compile(r"(?:your|company|insert|place)?\s*logo(?:\s+here)?|here",
                                re.IGNORECASE)
 # Base64 text (a digital seal's last line, "uS3mW/sLQOHHBUheLQ=="): one word of letters and
 # digits with the signs only that encoding prints; no name is written so.
@@ -313,7 +314,10 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
                 and not V.person_prefix.match(f)
                 and not V.legal_form.search(dt.folded[taken[0]])
             ):
-                taken.append(j)  # the name's second line
+                if _company_under_person(dt, taken[0], j):
+                    taken = [j]  # "John Smith" over "Smug Cat Law Firm": the party is the firm
+                else:
+                    taken.append(j)  # the name's second line
             break
         if _namelike(dt, j):
             taken.append(j)
@@ -325,6 +329,55 @@ def _block_name(dt: DocText, i: int, field: str) -> Candidate | None:
     if taken:
         return _cand(dt, field, taken, PARTY_LABEL, relation=BELOW)
     return None
+
+
+# A business's own name besides its legal form and trade words: this many words at least.
+OWN_NAME_WORDS = 2
+
+
+def _company_under_person(dt: DocText, first: int, second: int) -> bool:
+    """Is line ``second`` of a party block the business and ``first`` a person over it (its
+    contact, "John Smith" over "Smug Cat Law Firm")? The second names a business by itself: a
+    legal form or a trade word ends it, with a name of its own before them ("Smug Cat Law");
+    the first has neither. A name's second line that only completes the first ("Acme Widgets"
+    over "International Ltd") has no name of its own."""
+    if not _person_name(dt.lines[first].text) or _trade_word_in(dt.folded[first]):
+        return False
+    text = dt.lines[second].text
+    if not _names_business(text):
+        return False
+    own = [w for w in re.findall(r"[^\W\d_]+", V.legal_form.sub(" ", dt.folded[second]))
+           if not V.trade_word.fullmatch(w) and w not in _TRADE_CONNECTORS]
+    return len(own) >= OWN_NAME_WORDS
+
+
+PERSON_WORDS = (2, 3)  # a given name (or two) and a surname
+
+
+def _person_name(text: str) -> bool:
+    """Is the line printed as a person's name is: two or three words, each a capital and then
+    small letters, or an initial ("John Smith", "Jane Q. Doe")? An acronym ("MVM Musterhafter"),
+    a legal form or a figure makes it a business's."""
+    words = text.split()
+    return (PERSON_WORDS[0] <= len(words) <= PERSON_WORDS[1]
+            and all(_name_word(w) for w in words)
+            and not printed_legal_form(text))
+
+
+def _name_word(word: str) -> bool:
+    """A capital and then letters, some of them small ("Smith", "McDonald"), or an initial."""
+    rest = word[1:]
+    return word[0].isupper() and (rest == "." or (rest.isalpha() and not rest.isupper()))
+
+
+def _names_business(text: str) -> bool:
+    """Does the line end as a business's name ends: with its legal form or a trade word?"""
+    words = re.findall(r"[^\W\d_]+", fold(text))
+    return printed_legal_form(text) or bool(words and V.trade_word.fullmatch(words[-1]))
+
+
+def _trade_word_in(folded: str) -> bool:
+    return any(V.trade_word.fullmatch(w) for w in re.findall(r"[^\W\d_]+", folded))
 
 
 SENDER_TOP, SENDER_CHARS = 0.55, 110  # the sender line: upper part of page 1, one short row
@@ -488,11 +541,69 @@ def _letterhead_name(dt: DocText, buyer_lines: set[int]) -> list[Candidate]:
         addressed = ry >= ADDRESS_BLOCK_TOP and address_follows(dt, i)
         if ry < LETTERHEAD_TOP and not addressed:
             continue
-        found.append((not addressed, i))
-    for _, i in sorted(found)[:1]:
+        found.append((not addressed, _reading_order(dt, i), i))
+    for _, _, i in sorted(found)[:1]:
         got = _first_part(dt.lines[i].text)
-        return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))] if got else []
+        if not got:
+            return []
+        lines = _stacked_name(dt, i)
+        if len(lines) > 1:
+            return [_cand(dt, "seller_name", lines, LETTERHEAD)]
+        return [_cand(dt, "seller_name", [i], LETTERHEAD, (got[1], got[2]))]
     return []
+
+
+def _reading_order(dt: DocText, i: int) -> tuple[int, float]:
+    """Where line i is read: its row (the first line of it), then from the left. The cells of
+    one row may sit a point apart ("WPXI" beside "Advertiser" | "Pol/T Murphy ..." in a form's
+    header): the leftmost is read first, whichever baseline is a point higher."""
+    return min(dt.row_of(i)), dt.lines[i].x0
+
+
+# A name's two lines printed one right under the other: at most this many line heights apart
+# (or overlapping this much), their heights this close (the same type), each line's middle
+# within the other's width (centred on each other, as a letterhead's or a receipt's head is).
+STACKED_GAP, STACKED_OVERLAP, STACKED_HEIGHT = 0.6, 0.3, 0.2
+_TRADE_CONNECTORS = frozenset({"&", "+", "and"})
+
+
+def trade_words_only(folded: str) -> bool:
+    """Is the line only words that say what kind of business a name is ("bistro & cafe",
+    "restaurant and bar")? Such a line says which trade, not which business: the name is the
+    line over it, and the two lines together."""
+    words = re.findall(r"[^\W\d_]+|[&+]", folded)
+    trades = [w for w in words if V.trade_word.fullmatch(w)]
+    return bool(trades) and all(w in _TRADE_CONNECTORS or w in trades for w in words)
+
+
+def _stacked(dt: DocText, upper: int, lower: int) -> bool:
+    """Are lines upper and lower one name's two lines, the second right under the first in the
+    same type and case?"""
+    u, lo = dt.lines[upper], dt.lines[lower]
+    if u.page != lo.page or upper == lower:
+        return False
+    height = max(u.height, lo.height)
+    gap = u.y0 - lo.y1
+    if not -STACKED_OVERLAP * height <= gap <= STACKED_GAP * height:
+        return False
+    if abs(u.height - lo.height) > STACKED_HEIGHT * height:
+        return False
+    if not (u.x0 <= (lo.x0 + lo.x1) / 2 <= u.x1 and lo.x0 <= (u.x0 + u.x1) / 2 <= lo.x1):
+        return False
+    return u.text.isupper() == lo.text.isupper()
+
+
+def _stacked_name(dt: DocText, i: int) -> list[int]:
+    """Line i with the line that completes its name: a line of trade words only ("BISTRO &
+    CAFE") right under a name ("THREE STOOGES"), in the same type and case, centred on it."""
+    page = dt.by_page[dt.lines[i].page]
+    if trade_words_only(dt.folded[i]):
+        above = [k for k in page if _stacked(dt, k, i) and _namelike(dt, k)
+                 and not trade_words_only(dt.folded[k])
+                 and not any(c.isdigit() for c in dt.folded[k])]
+        return [above[0], i] if len(above) == 1 else [i]
+    below = [j for j in page if _stacked(dt, i, j) and trade_words_only(dt.folded[j])]
+    return [i, below[0]] if len(below) == 1 and not V.legal_form.search(dt.folded[i]) else [i]
 
 
 # The signatory line: at most this many line heights under the "For …" line (the space left

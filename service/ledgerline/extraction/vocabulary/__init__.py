@@ -30,7 +30,8 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   amount due adds to this one's total); ``BUYER_CONTEXT``, ``SELLER_CONTEXT``, ``SELLER_LABELS``,
   ``BUYER_LABELS``: party blocks; ``LEGAL_FORMS``, ``LEADING_LEGAL_FORMS`` (those of them that
   may be printed before the name too: "SARL Dupont"; every other follows it), ``NOT_NAME``,
-  ``NAME_LABELS``, ``NOT_IN_BLOCK``, ``PERSON_PREFIXES``, ``ACCOUNT_HOLDER_LABELS``,
+  ``NAME_LABELS``, ``NOT_IN_BLOCK``, ``PERSON_PREFIXES``, ``TRADE_WORDS`` (the kind of business a
+  name line says: "BISTRO & CAFE" completes the name over it), ``ACCOUNT_HOLDER_LABELS``,
   ``PAGE_TITLES``, ``DELIVERY_LABELS``,
   ``DECLARED_CAPITAL``: company names; ``SIGNED_FOR``, ``SIGNATORIES``: the signature block
   that names the issuer ("For Muster Ltd" over "Authorised Signatory").
@@ -96,7 +97,7 @@ KNOWN_NAMES = frozenset(
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS ALLOWANCES CHARGES
     NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS LEADING_LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK
-    PERSON_PREFIXES
+    PERSON_PREFIXES TRADE_WORDS
     ACCOUNT_HOLDER_LABELS PAGE_TITLES DELIVERY_LABELS DECLARED_CAPITAL SIGNED_FOR SIGNATORIES
     CURRENCY_WORDS NUMBER_SIGN LEGAL_REFERENCES""".split()
 )
@@ -153,6 +154,7 @@ class Vocabulary:
     name_label: re.Pattern
     not_in_block: re.Pattern
     person_prefix: re.Pattern
+    trade_word: re.Pattern  # a word that says what kind of business a name is ("cafe", "firm")
     account_holder_label: re.Pattern
     page_title: re.Pattern
     delivery_label: re.Pattern
@@ -416,6 +418,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
         ),
         not_in_block=rx(r"^(?:{})", "NOT_IN_BLOCK"),
         person_prefix=rx(r"^(?:{})\b", "PERSON_PREFIXES"),
+        trade_word=rx(r"(?:{})", "TRADE_WORDS"),
         account_holder_label=rx(r"\b(?:{})\s*:?\s*", "ACCOUNT_HOLDER_LABELS"),
         page_title=rx(r"^(?:{})\b", "PAGE_TITLES"),
         delivery_label=rx(r"\b(?:{})\b", "DELIVERY_LABELS"),

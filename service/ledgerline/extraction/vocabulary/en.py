@@ -145,6 +145,7 @@ SELLER_CONTEXT = ("seller", "supplier", "vendor", "our")
 SELLER_LABELS = (
     "seller", "vendor", "supplier", "from", r"sold\s+by", r"service\s+provider", r"issued\s+by",
     r"remit\s+to", r"invoice(?:d)?\s+by", r"billed\s+by", r"bill\s+from", r"invoice\s+from",
+    "contractor",
 )
 BUYER_LABELS = (
     r"bill(?:ed)?\s+to", r"invoice\s+to", r"sold\s+to", "customer", "client", "buyer", "recipient",
@@ -212,6 +213,14 @@ NOT_NAME = (
     r"client\s+id", "order", "reference", r"not\s+to\s+be", "contact", "address",
 )
 NAME_LABELS = ("name", "company")
+# Words that say what kind of business a name is ("BISTRO & CAFE", "Law Firm", "Trading"), not
+# which one: a line of only these completes the name printed over it.
+TRADE_WORDS = (
+    "bistro", "cafe", "coffee", "restaurant", "bar", "grill", "bakery", "kitchen", "catering",
+    "hotel", "inn", "pharmacy", "store", "shop", "mart", "market", "supermarket", "trading",
+    "traders", "enterprises?", "services?", "solutions", "consulting", "studio", "garage",
+    "motors", "firm", "group", "company", "industries", "holdings", "international",
+)
 NOT_IN_BLOCK = (
     "number", r"nr\b", r"no\.", r"gln\b", r"gtin\b", r"id\b", r"customer\s+(?:no|number|id)",
     r"client\s+(?:no|id)", "account", r"tel\b", r"fax\b", r"e-?mail", "www", r"vat\b", r"tax\b",
