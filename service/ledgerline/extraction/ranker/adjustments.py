@@ -91,8 +91,9 @@ def adjustments(dt: DocText, exclude: Decimal | None = None) -> tuple[set, set]:
 
 
 def after_allowances(dt: DocText, page_amounts: dict,
-                     reach: int) -> dict[Decimal, tuple[Decimal, bool]]:
-    """{subtotal: (the figure after its allowances, whether only allowances lie between)}: in a
+                     reach: int) -> dict[Decimal, tuple[Decimal, bool, frozenset]]:
+    """{subtotal: (the figure after its allowances, whether only allowances lie between, the
+    allowances' magnitudes)}: in a
     column of totals (``page_amounts`` as :class:`.features.DocContext` reads them; each amount
     at most :data:`STEP_HEIGHTS` line heights under the one before, ``reach`` of them), a positive
     figure, an allowance under it ("Agency Commission", "Rabatt", "Remise") and under that the
@@ -101,7 +102,7 @@ def after_allowances(dt: DocText, page_amounts: dict,
     BT-106 − BT-107 + BT-108, plus VAT): "Gross Total $1,485.00", "Agency Commission $222.75",
     "Net Amount Due $1,262.25" invoice 1,262.25. The arithmetic must hold to the cent, so a
     figure that merely stands under a discount row is none."""
-    out: dict[Decimal, tuple[Decimal, bool]] = {}
+    out: dict[Decimal, tuple[Decimal, bool, frozenset]] = {}
     for got in page_amounts.values():
         for k, (line, x0, x1, _ded, top, allowance) in enumerate(got):
             if top <= 0 or allowance or top in out:
@@ -114,7 +115,8 @@ def after_allowances(dt: DocText, page_amounts: dict,
     return out
 
 
-def _after(dt: DocText, got: list, column: list[int], line: int, top: Decimal, reach: int) -> tuple[Decimal, bool] | None:
+def _after(dt: DocText, got: list, column: list[int], line: int, top: Decimal,
+           reach: int) -> tuple[Decimal, bool, frozenset] | None:
     """Walk down the column from ``top`` (see :func:`after_allowances`)."""
     cur = dt.lines[line]
     between: list[tuple] = []
@@ -133,7 +135,7 @@ def _after(dt: DocText, got: list, column: list[int], line: int, top: Decimal, r
             gap = top - nxt[4]
             if any(abs(gap - a) <= _CENT for a in taken) or \
                     abs(gap - (sum(taken, Decimal(0)) - sum(others, Decimal(0)))) <= _CENT:
-                return nxt[4], not any(others)
+                return nxt[4], not any(others), frozenset(taken)
         between.append(nxt)
         cur = dt.lines[nxt[0]]
     return None

@@ -66,7 +66,7 @@ class DocumentRows:
     # the percentages under 100 the page prints: the VAT rates the net and VAT may be checked by
     vat_rates: frozenset = frozenset()
     # a subtotal printed over a document-level allowance -> (the figure after it, whether only
-    # allowances lie between): :func:`.adjustments.after_allowances`
+    # allowances lie between, the allowances): :func:`.adjustments.after_allowances`
     after_allowances: dict = field(default_factory=dict)
 
 
