@@ -93,22 +93,22 @@ def adjustments(dt: DocText, exclude: Decimal | None = None) -> tuple[set, set]:
 def after_allowances(dt: DocText, page_amounts: dict,
                      reach: int) -> dict[Decimal, tuple[Decimal, bool, frozenset]]:
     """{subtotal: (the figure after its allowances, whether only allowances lie between, the
-    allowances' magnitudes)}: in a
-    column of totals (``page_amounts`` as :class:`.features.DocContext` reads them; each amount
-    at most :data:`STEP_HEIGHTS` line heights under the one before, ``reach`` of them), a positive
-    figure, an allowance under it ("Agency Commission", "Rabatt", "Remise") and under that the
-    figure it leaves: the subtotal less one allowance, or less all of them plus what else is
-    printed between (a sales tax, a charge). EN 16931's invoice total is the latter (BT-109 =
-    BT-106 − BT-107 + BT-108, plus VAT): "Gross Total $1,485.00", "Agency Commission $222.75",
-    "Net Amount Due $1,262.25" invoice 1,262.25. The arithmetic must hold to the cent, so a
-    figure that merely stands under a discount row is none."""
+    allowances' magnitudes)}: in a column of totals (``page_amounts`` as
+    :class:`.features.DocContext` reads them; each amount at most :data:`STEP_HEIGHTS` line
+    heights under the one before, ``reach`` of them), a positive figure, an allowance under it
+    ("Agency Commission", "Rabatt", "Remise") and under that the figure it leaves: the subtotal
+    less one allowance, or less all of them plus what else is printed between (a sales tax, a
+    charge). EN 16931's invoice total is the latter (BT-109 = BT-106 − BT-107 + BT-108, plus
+    VAT): "Gross Total $1,485.00", "Agency Commission $222.75", "Net Amount Due $1,262.25" is an
+    invoice of 1,262.25. The arithmetic must hold to the cent, so a figure that merely stands
+    under a discount row is none."""
     out: dict[Decimal, tuple[Decimal, bool, frozenset]] = {}
     for got in page_amounts.values():
         for k, (line, x0, x1, _ded, top, allowance) in enumerate(got):
             if top <= 0 or allowance or top in out:
                 continue
-            column = [j for j, b in enumerate(got)
-                      if j != k and b[0] != line and b[2] >= x0 - _X_SLACK and b[1] <= x1 + _X_SLACK]
+            column = [j for j, b in enumerate(got) if j != k and b[0] != line
+                      and b[2] >= x0 - _X_SLACK and b[1] <= x1 + _X_SLACK]
             found = _after(dt, got, column, line, top, reach)
             if found is not None:
                 out[top] = found

@@ -145,13 +145,13 @@ def after_allowances(values: dict[str, dict], after: dict,
                      subtotals: frozenset) -> tuple[dict[str, dict], frozenset]:
     """The totals' values with each subtotal's weight handed to the figure its document-level
     allowances leave, which the page's arithmetic ties to it (``after``: subtotal -> (that
-    figure, whether only allowances lie between, the allowances' magnitudes)). EN 16931 takes the invoice's total after
-    its allowances (BT-109 = BT-106 − BT-107 + BT-108): "Gross Total 1,485.00", "Agency
-    Commission 222.75", "Net Amount Due 1,262.25" is an invoice of 1,262.25, due and without
-    VAT net too. The net total moves only where nothing but allowances lies between (a VAT
-    between: the figure after it includes VAT). Whatever the ranker thought of the subtotal as
-    one of these totals, the figure after it is as likely, and the subtotal
-    :data:`OVER_A_DEDUCTION` of it. Subtotals handed on here are weighed once: they leave
+    figure, whether only allowances lie between, the allowances' magnitudes)). EN 16931 takes
+    the invoice's total after its allowances (BT-109 = BT-106 − BT-107 + BT-108): "Gross Total
+    1,485.00", "Agency Commission 222.75", "Net Amount Due 1,262.25" is an invoice of 1,262.25,
+    due and, without VAT, net too. The net total moves only where nothing but allowances lies
+    between (a VAT between: the figure after it includes VAT). Whatever the ranker thought of
+    the subtotal as one of these totals, the figure after it is as likely, and the subtotal
+    :data:`OVER_A_DEDUCTION` of it; subtotals handed on here are weighed once: they leave
     ``subtotals``. The allowances themselves are no VAT total (the figure after them and an
     allowance add up to the subtotal by the page's design, not as net and VAT: a commission
     read as VAT kept "Gross Total" the gross), and weigh :data:`OVER_A_DEDUCTION` as one. A
@@ -166,8 +166,9 @@ def after_allowances(values: dict[str, dict], after: dict,
         for a in allowances:
             if a in tax:
                 tax[a] *= OVER_A_DEDUCTION
-        for f in ("net_total", "gross_total", "amount_due") if net_too else ("gross_total",
-                                                                              "amount_due"):
+        moved = ("net_total", "gross_total", "amount_due") if net_too else ("gross_total",
+                                                                            "amount_due")
+        for f in moved:
             got = out.get(f)
             if not got or top not in got:
                 continue
