@@ -27,3 +27,15 @@ def test_valid_and_unknown_identifiers_are_left_as_read():
 
 def test_an_identifier_no_single_confusion_makes_valid_stays_as_read():
     assert repaired("USt-IdNr.: DE171138098") == "USt-IdNr.: DE171138098"
+
+
+def test_a_zero_between_capital_letters_of_an_identifier_is_the_letter_o():
+    assert repaired("INV NO: P0S01/00012379") == "INV NO: POS01/00012379"
+    assert repaired("Ref: AB0CD-17") == "Ref: ABOCD-17"
+
+
+def test_zeros_beside_digits_in_lower_case_words_and_in_postcodes_stay_zeros():
+    assert repaired("Invoice INV20233460") == "Invoice INV20233460"  # beside digits
+    assert repaired("Ab0Cd 12") == "Ab0Cd 12"  # a word with lower-case letters is no code
+    assert repaired("Ottawa ON K0A 1B0") == "Ottawa ON K0A 1B0"  # letters and digits alternate
+    assert repaired("Ref: NL004495445B01") == "Ref: NL004495445B01"  # B, then a digit

@@ -335,6 +335,11 @@ def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
 
     def add(field, j, got, hit, relation, **where):
         v, raw, s, e, strength = got
+        if strength == DATE_SHAPED_STRENGTH and hit.weight < WEAK_LABEL_WEIGHT:
+            # "RECHNUNG 29.07.2014": a title word before a date is the date of the document it
+            # names; only a label that names the number ("Numer faktury 2/11/2023") makes a
+            # date-shaped token the number
+            return
         ln = dt.lines[j]
         evidence = Evidence(
             "label",
@@ -390,6 +395,8 @@ def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
                     continue
             if h.field in AMOUNT_FIELDS and _in_item_header(dt, i):
                 continue
+            if h.field in DATE_FIELDS and (_in_item_header(dt, i) or _heads_item_columns(dt, i)):
+                continue  # an item table's column: its dates are the items'
             span = dt.lines[i].span_bbox(h.start, h.end)
             column = _column_values(dt, h.field, i, (span[0], span[2]))
             if not column and h.field not in AMOUNT_FIELDS:
@@ -438,12 +445,43 @@ def _identifier_value(dt: DocText, i: int, start: int) -> bool:
     return bool(hits) and not any(c.isdigit() for c in dt.folded[j][max(h.end for h in hits) :])
 
 
+def in_item_column(dt: DocText, i: int) -> bool:
+    """Is line i a row of a column, of dates or figures, that an item table's header heads
+    ("Datum" among "Tarif", "Anzahl", "Betrag")? Its dates are the items' (the day a service
+    was given, a consignment sent), not the invoice's."""
+    j = i
+    for _ in range(len(dt.lines)):  # up the column, row by row, to its header
+        j = dt.line_above_index(j)
+        if j is None:
+            return False
+        if _LETTERS.search(dt.folded[j]):
+            return _in_item_header(dt, j) or _heads_item_columns(dt, j)
+    return False
+
+
+# An item table's header row names its columns: a description, a quantity, a price, an amount.
+ITEM_COLUMN_KINDS = ("description", "quantity", "unit_price", "net_amount")
+MIN_ITEM_COLUMNS = 2  # "Date | Ref | From | To | Rate | Total": two kinds of item column
+
+
+def _heads_item_columns(dt: DocText, i: int) -> bool:
+    """Does line i's row head an item table: short cells naming at least two kinds of item
+    column (a price and an amount), whatever its description column is called?"""
+    kinds = set()
+    for j in dt.row_of(i):
+        folded = dt.folded[j]
+        if len(folded) >= ITEM_HEADER_CHARS or dt.amounts(j):
+            continue
+        kinds.update(k for k in ITEM_COLUMN_KINDS if V.column_headers[k].search(folded))
+    return len(kinds) >= MIN_ITEM_COLUMNS
+
+
 def first_date_candidates(dt: DocText) -> list[Candidate]:
     """The first date on page 1 on a line that names no other event and is no identifier's
     value: the issue date of an invoice that does not label it."""
     for i in dt.by_page.get(1, []):
         got = read_date(dt, dt.lines[i].text)
-        if got and _identifier_value(dt, i, got[1]):
+        if got and (_identifier_value(dt, i, got[1]) or in_item_column(dt, i)):
             continue
         if got and not V.not_the_issue_date.search(dt.folded[i]):
             d, s, e = got

@@ -19,7 +19,7 @@ from ..geometry import DocText
 from ..text import fold
 from ..values.dates import find_dates
 from ..vocabulary import VOCABULARY as V
-from .header_fields import _plain_hits, cites_a_law
+from .header_fields import _plain_hits, cites_a_law, in_item_column
 from .parties import _first_part, _namelike, printed_legal_form, with_form_letters
 
 PAGE_AMOUNT, PAGE_ID, PAGE_DATE, PAGE_NAME = "page_amount", "page_id", "page_date", "page_name"
@@ -160,14 +160,19 @@ def _a_citation(token: str) -> bool:
     return V.legal_reference.search(fold(lead.group(0))) is not None
 
 
+ITEM_DATE_FIELDS = tuple(f for f in DATE_FIELDS if f != "issue_date")
+
+
 def date_candidates(dt: DocText) -> dict[str, list[Candidate]]:
     """Every date the page prints, for the issue and the due date."""
     out: dict[str, list[Candidate]] = {f: [] for f in DATE_FIELDS}
     for i, ln in enumerate(dt.lines):
         if not any(c.isdigit() for c in ln.text):
             continue
+        # an item's date ("Datum" of a service, the day a consignment went) is not the issue date
+        fields = ITEM_DATE_FIELDS if in_item_column(dt, i) else DATE_FIELDS
         for d, s, e in find_dates(ln.text, month_first=dt.month_first):
-            for c in _cands(dt, DATE_FIELDS, i, d, s, e, PAGE_DATE, start=s):
+            for c in _cands(dt, fields, i, d, s, e, PAGE_DATE, start=s):
                 out[c.field].append(c)
     return out
 

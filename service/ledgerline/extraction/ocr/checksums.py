@@ -6,6 +6,13 @@ fails its checksum asks for review. Where a token shaped like a VAT id (a countr
 stdnum knows) or an IBAN fails its checksum, the readings that swap up to ``MAX_SWAPS`` easily
 confused characters are checked too, and when exactly one of them is valid it replaces the token
 (same length: every character keeps its box). Two valid readings, or none, leave it as read.
+
+An identifier's letters have no check digit, but its shape tells: a zero between two capital
+letters ("INV NO: P0S01/00012379") is the letter O that Tesseract reads as a zero more often
+than any other confusion, where the word is an identifier in capitals (no lower-case letter) and
+the letters around it are letters only. A Canadian postcode ("K0A 1B0") alternates letters and
+digits by design and keeps its zeros; a VAT id or IBAN that holds its checksum as read is kept
+as read.
 """
 from __future__ import annotations
 
@@ -36,7 +43,33 @@ def repair_line(line: Line) -> None:
             fixed = _one_valid_reading(token, valid, prefix)
             if fixed is not None:
                 text = text[: m.start(1)] + fixed + text[m.end(1):]
-    line.text = text
+    line.text = _zeros_between_capitals(text)
+
+
+# A zero with a capital letter on either side, in a word without lower-case letters.
+_ZERO_IN_CAPITALS = re.compile(r"(?<=[A-Z])0(?=[A-Z])")
+_WORD = re.compile(r"\S+")
+_CA_POSTCODE_PART = re.compile(r"[A-Z]\d[A-Z](?:\d[A-Z]\d)?")
+
+
+def _zeros_between_capitals(text: str) -> str:
+    """The line with each zero between two capital letters of an identifier read as the letter
+    O (same length: every character keeps its box)."""
+    if "0" not in text:
+        return text
+    return _WORD.sub(_word_with_letters, text)
+
+
+def _word_with_letters(m: re.Match) -> str:
+    word = m.group(0)
+    if not _ZERO_IN_CAPITALS.search(word) or any(c.islower() for c in word):
+        return word
+    if _CA_POSTCODE_PART.fullmatch(word.strip(".,;:()")):
+        return word
+    for pattern, valid in ((_VAT, _vat_valid), (_IBAN, _iban_valid)):
+        if any(valid(v.group(1)) for v in pattern.finditer(word)):
+            return word
+    return _ZERO_IN_CAPITALS.sub("O", word)
 
 
 def _one_valid_reading(token: str, valid, keep: int) -> str | None:

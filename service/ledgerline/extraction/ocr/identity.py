@@ -32,8 +32,9 @@ OCR_PIPELINE_VERSION = "ocr-2026.12.5"
 # desk (a phone photo) is read again without its grain wherever its first reading left any of
 # its text unread, not only more than a tenth (reading.py), and a page turned in the frame that
 # touches every edge of the picture with its corners is cut from its desk (outline.py); scans
-# read as before.
-PAGE_PREPARATION_VERSION = "prep-2026.12.5.3"
+# read as before. .4: a zero between two capital letters of an identifier is read as the
+# letter O (checksums.py).
+PAGE_PREPARATION_VERSION = "prep-2026.12.5.4"
 DIGEST_CHUNK = 1024 * 1024
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")  # read by calibration.py
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
