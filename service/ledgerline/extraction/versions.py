@@ -54,6 +54,9 @@ MODEL_CONFIG: dict = {
     # again where the source can (3); the totals block's charges and totals behind a box's
     # border no items (4)
     "line_items": "header-geometry-4",
+    # the totals chosen jointly: the figure a document-level allowance leaves under a subtotal
+    # is the invoice's total, a discount for paying early is no allowance (1)
+    "totals": "after-allowances-1",
     "layout": dict(LAYOUT_PARAMS),
     "max_pages": MAX_PAGES,
     "pdfminer": metadata.version("pdfminer.six"),

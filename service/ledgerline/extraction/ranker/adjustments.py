@@ -32,6 +32,12 @@ from ..vocabulary import VOCABULARY as V
 # Beyond this many distinct allowances and charges, only all of them together are tried (2^n
 # sums, and the more there are, the likelier one lands on a printed figure by chance).
 MAX_STEPS = 6
+# A column of totals: each figure at most this many line heights under the one before. Wider
+# than the ranker's column feature (3): the figure to pay often stands apart, under a rule, and
+# the arithmetic that must hold to the cent keeps a figure that merely stands there out.
+STEP_HEIGHTS = 4.5
+_X_SLACK = 6.0  # points: amounts of one column of totals overlap within this
+_CENT = Decimal("0.01")
 
 
 def items_sum(items: list) -> Decimal | None:
@@ -72,6 +78,8 @@ def adjustments(dt: DocText, exclude: Decimal | None = None) -> tuple[set, set]:
         if not figures:
             continue
         labels = _labels(dt, i)
+        if any(V.cash_discount.search(t) for t in labels):
+            continue  # a discount for paying early: the totals stay as they are
         if any(V.allowance_label.match(t) for t in labels):
             kind = allowances
         elif any(V.charge_label.match(t) for t in labels):
@@ -80,6 +88,57 @@ def adjustments(dt: DocText, exclude: Decimal | None = None) -> tuple[set, set]:
             continue
         kind.update(a for a in figures if a and a != exclude)
     return allowances, charges
+
+
+def after_allowances(dt: DocText, page_amounts: dict,
+                     reach: int) -> dict[Decimal, tuple[Decimal, bool, frozenset]]:
+    """{subtotal: (the figure after its allowances, whether only allowances lie between, the
+    allowances' magnitudes)}: in a column of totals (``page_amounts`` as
+    :class:`.features.DocContext` reads them; each amount at most :data:`STEP_HEIGHTS` line
+    heights under the one before, ``reach`` of them), a positive figure, an allowance under it
+    ("Agency Commission", "Rabatt", "Remise") and under that the figure it leaves: the subtotal
+    less one allowance, or less all of them plus what else is printed between (a sales tax, a
+    charge). EN 16931's invoice total is the latter (BT-109 = BT-106 − BT-107 + BT-108, plus
+    VAT): "Gross Total $1,485.00", "Agency Commission $222.75", "Net Amount Due $1,262.25" is an
+    invoice of 1,262.25. The arithmetic must hold to the cent, so a figure that merely stands
+    under a discount row is none."""
+    out: dict[Decimal, tuple[Decimal, bool, frozenset]] = {}
+    for got in page_amounts.values():
+        for k, (line, x0, x1, _ded, top, allowance) in enumerate(got):
+            if top <= 0 or allowance or top in out:
+                continue
+            column = [j for j, b in enumerate(got) if j != k and b[0] != line
+                      and b[2] >= x0 - _X_SLACK and b[1] <= x1 + _X_SLACK]
+            found = _after(dt, got, column, line, top, reach)
+            if found is not None:
+                out[top] = found
+    return out
+
+
+def _after(dt: DocText, got: list, column: list[int], line: int, top: Decimal,
+           reach: int) -> tuple[Decimal, bool, frozenset] | None:
+    """Walk down the column from ``top`` (see :func:`after_allowances`)."""
+    cur = dt.lines[line]
+    between: list[tuple] = []
+    seen: set[int] = set()
+    while len(between) < reach:
+        step = [j for j in column if j not in seen
+                and 0 < cur.y0 - dt.lines[got[j][0]].y0 <= STEP_HEIGHTS * cur.height]
+        if not step:
+            return None
+        j = min(step, key=lambda j: abs(dt.lines[got[j][0]].y0 - cur.y0))
+        seen.add(j)
+        nxt = got[j]
+        taken = [abs(b[4]) for b in between if b[5]]
+        if taken and not nxt[5] and nxt[4] > 0:
+            others = [b[4] for b in between if not b[5]]
+            gap = top - nxt[4]
+            if any(abs(gap - a) <= _CENT for a in taken) or \
+                    abs(gap - (sum(taken, Decimal(0)) - sum(others, Decimal(0)))) <= _CENT:
+                return nxt[4], not any(others), frozenset(taken)
+        between.append(nxt)
+        cur = dt.lines[nxt[0]]
+    return None
 
 
 def _labels(dt: DocText, i: int) -> list[str]:

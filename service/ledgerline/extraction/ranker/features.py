@@ -112,6 +112,7 @@ _DOMAIN_SPLIT = re.compile(r"[.-]+")
 _NAME_WORD = re.compile(r"[a-z0-9]+")
 _LETTERS = re.compile(r"[a-z]\.?[a-z]")  # a word, or a dotted abbreviation ("i.v.a.")
 _VAT_OR_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,}")
+_LEADING_MARKS = re.compile(r"^[^\w(]+")  # a box's border or a bullet before a label
 _CURRENCY_NEAR = re.compile(r"[€$£¥₹]|\b[A-Z]{3}\b|kr|z[łl]|K[čc]")
 
 
@@ -199,11 +200,14 @@ class DocContext:
         return out
 
     def _page_amounts(self) -> dict[int, list[tuple]]:
-        """Page -> (line, x0, x1, is a deduction) of every amount printed on it, top first. A
-        deduction is a negative amount or one in a row that names a discount or whose label is
-        an allowance ("Agency Commission $222.75" under a broadcaster's gross billing), unless
-        the row says it was paid (a deposit deducted under the gross total leaves it the gross
-        total)."""
+        """Page -> (line, x0, x1, is a deduction, value, is an allowance) of every amount
+        printed on it, top first. A deduction is a negative amount or one in a row that names a
+        discount or whose label is an allowance ("Agency Commission $222.75" under a
+        broadcaster's gross billing), unless the row says it was paid (a deposit deducted under
+        the gross total leaves it the gross total) or names a discount for paying early (a
+        Skonto leaves the totals as they are). An allowance is a deduction whose row's label
+        says so, its sign aside ("[Commission" as OCR reads a box's border before it); a
+        negative figure alone may be a withholding tax, which leaves the gross total too."""
         dt = self.dt
         out: dict[int, list[tuple]] = {}
         for page, lines in dt.by_page.items():
@@ -213,12 +217,14 @@ class DocContext:
                 if not amounts:
                     continue
                 row = " ".join(dt.folded[k] for k in dt.row_of(i))
-                discount = bool(V.column_headers["discount"].search(row)) or any(
-                    V.allowance_label.match(dt.folded[k]) for k in dt.row_of(i))
-                paid = bool(V.paid_words.search(row))
+                labelled = any(V.allowance_label.match(_LEADING_MARKS.sub("", dt.folded[k]))
+                               for k in dt.row_of(i))
+                discount = bool(V.column_headers["discount"].search(row)) or labelled
+                kept = not V.paid_words.search(row) and not V.cash_discount.search(row)
                 for value, s, e, _dec in amounts:
                     bx = dt.lines[i].span_bbox(s, e)
-                    got.append((i, bx[0], bx[2], (discount or value < 0) and not paid))
+                    got.append((i, bx[0], bx[2], (discount or value < 0) and kept, value,
+                                labelled and kept))
             got.sort(key=lambda a: -dt.lines[a[0]].y0)
             out[page] = got
         return out

@@ -103,6 +103,7 @@ def _arithmetic(n, t, g, d, paid: bool = False, balances: tuple = (),
 def choose_totals(
     values: dict[str, dict], *, paid: bool = False, balances: tuple = (),
     deducted: frozenset = frozenset(), subtotals: frozenset = frozenset(),
+    after: dict | None = None,
 ) -> dict[str, Pick]:
     """Net, tax, gross and amount due chosen jointly from their per-value probabilities;
     ``paid``: the page says something was paid already (the amount due then gains nothing
@@ -111,7 +112,10 @@ def choose_totals(
     totals printed over a deduction in their column of totals (a subtotal, a discount under
     it, the total under that), which a gross total below them does not contradict;
     ``subtotals``: gross-total candidates printed over a deduction and the figure after it,
-    which weigh :data:`OVER_A_DEDUCTION` of their probability."""
+    which weigh :data:`OVER_A_DEDUCTION` of their probability; ``after``: {subtotal: (the
+    figure its allowances leave, whether only allowances lie between, the allowances)} (see
+    :func:`after_allowances`)."""
+    values, subtotals = after_allowances(values, after or {}, subtotals)
     pools = {}
     for f in AMOUNT_FIELDS:
         dist = distribution(values.get(f, {}))
@@ -135,6 +139,42 @@ def choose_totals(
         picks[f] = Pick(best[k], marginal)
     _derive(picks)
     return picks
+
+
+def after_allowances(values: dict[str, dict], after: dict,
+                     subtotals: frozenset) -> tuple[dict[str, dict], frozenset]:
+    """The totals' values with each subtotal's weight handed to the figure its document-level
+    allowances leave, which the page's arithmetic ties to it (``after``: subtotal -> (that
+    figure, whether only allowances lie between, the allowances' magnitudes)). EN 16931 takes
+    the invoice's total after its allowances (BT-109 = BT-106 − BT-107 + BT-108): "Gross Total
+    1,485.00", "Agency Commission 222.75", "Net Amount Due 1,262.25" is an invoice of 1,262.25,
+    due and, without VAT, net too. The net total moves only where nothing but allowances lies
+    between (a VAT between: the figure after it includes VAT). Whatever the ranker thought of
+    the subtotal as one of these totals, the figure after it is as likely, and the subtotal
+    :data:`OVER_A_DEDUCTION` of it; subtotals handed on here are weighed once: they leave
+    ``subtotals``. The allowances themselves are no VAT total (the figure after them and an
+    allowance add up to the subtotal by the page's design, not as net and VAT: a commission
+    read as VAT kept "Gross Total" the gross), and weigh :data:`OVER_A_DEDUCTION` as one. A
+    deposit or a discount for paying early is no allowance
+    (:meth:`.features.DocContext._page_amounts`): the total stays."""
+    if not after:
+        return values, subtotals
+    out = {f: dict(v) for f, v in values.items()}
+    for top, (rest, net_too, allowances) in after.items():
+        # the allowance is no VAT: net + allowance = subtotal adds up by the page's own design
+        tax = out.get("tax_total", {})
+        for a in allowances:
+            if a in tax:
+                tax[a] *= OVER_A_DEDUCTION
+        moved = ("net_total", "gross_total", "amount_due") if net_too else ("gross_total",
+                                                                            "amount_due")
+        for f in moved:
+            got = out.get(f)
+            if not got or top not in got:
+                continue
+            got[rest] = max(got.get(rest, 0.0), got[top])
+            got[top] *= OVER_A_DEDUCTION
+    return out, subtotals - frozenset(after)
 
 
 def _derive(picks: dict[str, Pick]) -> None:

@@ -109,7 +109,7 @@ def decide(doc: DocumentRows, probs: dict, calibrators: dict) -> dict[str, Field
         values[f], where[f] = _values(doc.rows[f], probs[f])
     totals = choose_totals(
         {f: values[f] for f in AMOUNT_FIELDS}, paid=doc.paid_words, balances=doc.earlier_balances,
-        deducted=_over_a_deduction(doc), subtotals=_subtotals(doc),
+        deducted=_over_a_deduction(doc), subtotals=_subtotals(doc), after=doc.after_allowances,
     )
     for f in RANKED_FIELDS:
         pick: Pick = totals[f] if f in AMOUNT_FIELDS else choose_field(values[f], f)

@@ -15,8 +15,14 @@ from ..choice import Choice, choose
 from ..finders import FoundCandidates
 from ..finders.line_items import extract_line_items
 from ..geometry import DocText
-from .adjustments import items_net, items_sum
-from .features import FEATURE_NAMES, DocContext, Row, field_rows
+from .adjustments import after_allowances, items_net, items_sum
+from .features import (
+    FEATURE_NAMES,
+    TOTALS_REACH,
+    DocContext,
+    Row,
+    field_rows,
+)
 from .rates import printed_rates
 
 # The fields the ranker chooses; the others (currency, VAT ids, IBAN, and the purchase order,
@@ -59,6 +65,9 @@ class DocumentRows:
     item_amounts: frozenset = frozenset()
     # the percentages under 100 the page prints: the VAT rates the net and VAT may be checked by
     vat_rates: frozenset = frozenset()
+    # a subtotal printed over a document-level allowance -> (the figure after it, whether only
+    # allowances lie between, the allowances): :func:`.adjustments.after_allowances`
+    after_allowances: dict = field(default_factory=dict)
 
 
 def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None) -> DocumentRows:
@@ -95,6 +104,7 @@ def document_rows(dt: DocText, found: FoundCandidates, items: list | None = None
         {code: n for code, n in votes.items() if n}, dt.date_order_settled,
         frozenset(abs(li["net_amount"]) for li in items if li.get("net_amount") is not None),
         printed_rates(dt),
+        after_allowances(dt, ctx.page_amounts, TOTALS_REACH),
     )
 
 

@@ -45,7 +45,8 @@ What the names of a language module hold (every one optional; ``en.py`` defines 
   names one line's net amount where the lines are printed as blocks of labelled values.
 - ``ALLOWANCES``, ``CHARGES``: the first words of a row that prints a document-level allowance
   (besides the discount column's words) or charge, after a total or sum word or none ("Discount
-  5 %", "Summe Zuschläge"): what takes the sum of the items to the net total.
+  5 %", "Summe Zuschläge"): what takes the sum of the items to the net total;
+  ``CASH_DISCOUNTS``: a discount for paying early ("Skonto", "escompte"), which is none of them.
 - ``NOT_THE_ISSUE_DATE``; ``CURRENCY_WORDS``: ISO code -> phrases; ``LEGAL_REFERENCES``: the
   words a law or its paragraph is cited by ("DPR", "Art.", "§"), whose numbers are no
   document's.
@@ -95,6 +96,7 @@ KNOWN_NAMES = frozenset(
     OTHER_EVENTS DATE_CONNECTIVES TAX_ABBREVIATIONS TOTAL_WORDS SUM_WORDS EXCLUDING INCLUDING
     CREDIT_NOTE_TITLES CORRECTION_TITLES SELF_BILLING EXAMPLE_MARKERS BUYER_CONTEXT SELLER_CONTEXT SELLER_LABELS BUYER_LABELS TOTALS_ROWS
     ITEM_SECTIONS CARRIED_FORWARD GROSS_WORDS COLUMN_HEADERS LINE_AMOUNT_LABELS ALLOWANCES CHARGES
+    CASH_DISCOUNTS
     NOT_THE_ISSUE_DATE PAID_WORDS
     EARLIER_BALANCES LEGAL_FORMS LEADING_LEGAL_FORMS NOT_NAME NAME_LABELS NOT_IN_BLOCK
     PERSON_PREFIXES TRADE_WORDS
@@ -146,6 +148,9 @@ class Vocabulary:
     line_amount_label: re.Pattern  # "Gesamtpreis (netto)": one line's net amount, labelled
     allowance_label: re.Pattern  # "Discount 5 %", "Nachlass": a row deducting from the items' sum
     charge_label: re.Pattern  # "Surcharge", "Summe Zuschläge": a row adding to it
+    # "Skonto", "escompte", "cash discount": a discount for paying early, which leaves the
+    # invoice's totals as they are (no allowance)
+    cash_discount: re.Pattern
     item_table_header: re.Pattern
     not_the_issue_date: re.Pattern
     legal_form: re.Pattern
@@ -404,6 +409,7 @@ def load(languages: tuple[str, ...] = VOCABULARY_ORDER) -> Vocabulary:
             lang, lang.phrases("ALLOWANCES") + [headers["discount"].pattern]
         ),
         charge_label=_adjustment_label(lang, lang.phrases("CHARGES")),
+        cash_discount=rx(r"\b(?:{})", "CASH_DISCOUNTS"),
         item_table_header=_item_table_header(headers),
         not_the_issue_date=rx(r"(?:{})", "NOT_THE_ISSUE_DATE"),
         # a Chinese or Japanese legal form is written glued to the name ("…高速公路有限公司")

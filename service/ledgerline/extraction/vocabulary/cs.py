@@ -116,6 +116,7 @@ ITEM_SECTIONS = ("slevy", r"platebni\s+podminky", r"poznamk[ay]")
 CARRIED_FORWARD = ("prevod", "prenos", "prevedeno", r"z\s+prevodu")
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"prirazk[ay]",)
+CASH_DISCOUNTS = (r"skonto\w*", r"platb\w*\s+predem", r"predcasn\w*\s+platb\w*")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:sazba(?:\s+dph)?|dph\s*%|%\s*dph|dph)(?!\w)",),
     "vat_amount": (r"\b(?:castka\s+dph|vyse\s+dph|dph\s+(?:kc|czk|eur|celkem))\b",),

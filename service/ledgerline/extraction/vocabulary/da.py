@@ -126,6 +126,7 @@ CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s
 GROSS_WORDS = ("brutto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"tillæg\w*",)
+CASH_DISCOUNTS = (r"kontantrabat\w*", r"betaling\s+inden")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (rf"\b(?:moms{_BELOB}|moms\s+(?:kr|dkk|{_BELOB}))\b",),

@@ -151,6 +151,7 @@ CARRIED_FORWARD = ("ubertrag", "vortrag", r"zwischensumme\s+ubertrag")
 GROSS_WORDS = ("brutto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"zuschlag\w*",)
+CASH_DISCOUNTS = (r"skonto\w*", r"bei\s+zahlung\s+(?:innerhalb|bis)", r"zahlung\s+innerhalb")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:ust|mwst|steuer|ust\.?\s*%|mwst-?%|steuersatz)\b", r"steuersatz|mwst-?%"),
     "quantity": (r"\b(?:menge|anzahl|anz|stunden|std|stk)\b",),

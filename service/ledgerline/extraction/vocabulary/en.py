@@ -170,6 +170,12 @@ GROSS_WORDS = ("gross",)
 # deducts from the gross billing of the spots to give what it is owed.
 ALLOWANCES = (r"allowances?", r"rebates?", r"(?:agency\s+)?commission")
 CHARGES = (r"surcharges?", r"charges?")
+# A cash discount for early payment (EN 16931 leaves it out of the invoice's totals: the
+# gross total stays, only what is paid in time is less): no document-level allowance.
+CASH_DISCOUNTS = (
+    r"cash\s+discount\w*", r"early[\s-]+payment", r"prompt\s+payment", r"settlement\s+discount\w*",
+    r"(?:if|when)\s+paid\s+(?:within|by|before)",
+)
 # Line-item column headers, by the column they name.
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:vat|tax|tax\s+rate|vat\s+rate|vat\s*%|tax\s*%)\b",),

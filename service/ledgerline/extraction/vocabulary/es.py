@@ -83,6 +83,7 @@ CARRIED_FORWARD = (r"suma\s+y\s+sigue", r"suma\s+anterior")
 GROSS_WORDS = ("pvp",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"recargos?",)
+CASH_DISCOUNTS = (r"pronto\s+pago", r"pago\s+anticipado", r"descuento\s+financiero")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:cantidad|cant|uds)\b",),

@@ -119,6 +119,7 @@ CARRIED_FORWARD = ("siirto", "siirretaan", r"edellinen\s+sivu")
 GROSS_WORDS = ("verollinen",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"lisamaksu\w*",)
+CASH_DISCOUNTS = (r"kateisalennus\w*", r"kassa-?alennus\w*", r"maksettaessa\s+\d*\s*(?:paivan|pv)")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:alv\s*%|alv-?kanta|verokanta|alv|%\s*alv)(?!\w)",),
     "vat_amount": (r"\b(?:alv[\s-]*(?:maara|eur|euroa|osuus)|veron\s+maara)\b",),

@@ -127,6 +127,7 @@ CARRIED_FORWARD = (r"a\s+reporter", r"report(?:e)?")
 GROSS_WORDS = ("ttc",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"majorations?",)
+CASH_DISCOUNTS = (r"escompte\w*", r"(?:paiement|reglement)\s+anticipe", r"paiement\s+comptant")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:tva|taxe|taxes|tva\s*%|taux)\b",),
     "quantity": (r"\b(?:quantite|qte|nombre)\b",),

@@ -75,6 +75,7 @@ CARRIED_FORWARD = (r"a\s+riportare", "riporto", "riportato")
 GROSS_WORDS = ("ivato", "lordo")
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"maggiorazion[ei]",)
+CASH_DISCOUNTS = (r"sconto\s+cassa", r"pronta\s+cassa", r"pagamento\s+anticipato")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|iva\s*%)\b",),
     "quantity": (r"\b(?:quantita|qta)\b",),

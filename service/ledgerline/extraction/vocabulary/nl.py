@@ -87,6 +87,7 @@ CARRIED_FORWARD = ("transport", r"over\s+te\s+brengen", "overgebracht")
 GROSS_WORDS = ("bruto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"toeslag(?:en)?",)
+CASH_DISCOUNTS = (r"betalingskorting", r"contante\s+betaling", r"betaling\s+binnen")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:btw|btw\s*%)\b",),
     "quantity": (r"\b(?:aantal|hoeveelheid)\b",),

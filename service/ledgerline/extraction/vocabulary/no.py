@@ -125,6 +125,7 @@ CARRIED_FORWARD = ("transport", r"overf(?:ø|o)rt", r"overf(?:ø|o)res", r"fra\s
 GROSS_WORDS = ("brutto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"tillegg\w*",)
+CASH_DISCOUNTS = (r"kontantrabatt\w*", r"betaling\s+innen")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:mva\s*%|mva-?sats|sats|mva|%\s*mva)(?!\w)",),
     "vat_amount": (rf"\b(?:mva-?{_BELOP}|mva\s+(?:kr|nok|{_BELOP}))\b",),

@@ -134,6 +134,7 @@ CARRIED_FORWARD = (r"do\s+przeniesienia", r"z\s+przeniesienia", "przeniesienie")
 GROSS_WORDS = ("brutto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"narzut\w*",)
+CASH_DISCOUNTS = (r"skonto\w*", r"wczesniejsz\w*\s+p\w*atno\w*", r"przedterminow\w*")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:stawka(?:\s+(?:vat|podatku))?|st\.\s*vat|vat\s*%|%\s*vat)(?!\w)",),
     "vat_amount": (r"\b(?:kwota\s+(?:vat|podatku)|wartosc\s+vat|podatek\s+vat)\b",),

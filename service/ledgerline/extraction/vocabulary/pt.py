@@ -139,6 +139,7 @@ CARRIED_FORWARD = (r"a\s+transportar", "transporte", "transportado")
 GROSS_WORDS = ("pvp",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"acrescimos?",)
+CASH_DISCOUNTS = (r"pronto\s+pagamento", r"pagamento\s+antecipado", r"desconto\s+financeiro")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:iva|taxa(?:\s+(?:de\s+)?iva)?|%\s*iva|iva\s*%)(?!\w)",),
     "vat_amount": (r"\b(?:valor|montante)\s+(?:do\s+)?iva\b",),

@@ -122,6 +122,7 @@ CARRIED_FORWARD = ("transport", r"att\s+transportera", "overforing", r"overfort"
 GROSS_WORDS = ("brutto",)
 # A document-level charge at the start of its row's label (see en.py).
 CHARGES = (r"tillagg\w*",)
+CASH_DISCOUNTS = (r"kassarabatt\w*", r"betalning\s+inom")
 COLUMN_HEADERS = {
     "vat_rate": (r"^(?:moms\s*%|momssats|moms|%\s*moms)(?!\w)",),
     "vat_amount": (r"\b(?:momsbelopp|moms\s+(?:kr|sek|belopp))\b",),
