@@ -36,7 +36,9 @@ def file_digest(path: Path) -> str:
 
 
 PREPROCESSING_VERSION = "pdfminer-lines-2026.12.3"  # form fields, Unicode hyphens
-MODEL_VERSION = "ranker-2026.12.4"
+# .5: the finders' candidates changed (an item table's dates no issue date, a title's date no
+# number, a trade line completing a name, letterheads read from the left of their row)
+MODEL_VERSION = "ranker-2026.12.5"
 MODEL_CONFIG: dict = {
     # the learned ranker's file: another model, another cache key
     "ranker": {"format": RANKER_FORMAT, "sha256": file_digest(RANKER_MODEL)},
