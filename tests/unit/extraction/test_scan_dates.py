@@ -48,3 +48,13 @@ def test_a_date_after_a_title_word_is_not_the_invoice_number():
     # a label that names the number keeps a number printed as a date
     dt = page_of((30, 800, "Numer faktury: 2/11/2023"), (30, 700, "Razem"), (140, 700, "20,60"))
     assert "2/11/2023" in values(dt, "invoice_number")
+
+
+def test_a_due_date_under_its_label_in_a_schedule_of_payments_is_still_labelled():
+    # "Fälligkeit" heads a column beside "Betrag": a table, but of payments, not of items
+    dt = page_of((80, 800, "Rechnung 2018-17"), (80, 560, "Fälligkeit"), (200, 560, "Menge"),
+                 (290, 560, "Betrag"), (80, 540, "04.04.2018"), (200, 540, "1"),
+                 (290, 540, "100,00"))
+    labelled = {c.value for c in find_candidates(dt).fields["due_date"]
+                if c.evidence.kind == "label"}
+    assert datetime.date(2018, 4, 4) in labelled

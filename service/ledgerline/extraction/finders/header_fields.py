@@ -395,8 +395,11 @@ def label_candidates(dt: DocText) -> dict[str, list[Candidate]]:
                     continue
             if h.field in AMOUNT_FIELDS and _in_item_header(dt, i):
                 continue
-            if h.field in DATE_FIELDS and (_in_item_header(dt, i) or _heads_item_columns(dt, i)):
-                continue  # an item table's column: its dates are the items'
+            if h.field == "issue_date" and (_in_item_header(dt, i)
+                                            or _heads_item_columns(dt, i)):
+                # an item table's column: its dates are the items'. A due date's label stays in
+                # any header row: a schedule of payments ("Fälligkeit | Betrag") is a table too
+                continue
             span = dt.lines[i].span_bbox(h.start, h.end)
             column = _column_values(dt, h.field, i, (span[0], span[2]))
             if not column and h.field not in AMOUNT_FIELDS:
