@@ -393,3 +393,14 @@ def test_ocr_read_totals_that_are_one_row_of_a_vat_breakdown_ask_for_review(fiel
     totals = calibration.features(evidence, 0.99, (0.0, 0.0, 0.0), 1.0, 0.0, 0.0)
     assert calibration.unconfirmed(field, totals) is None
     assert calibration.unconfirmed("issue_date", row) is None
+
+
+@pytest.mark.parametrize("field", ["invoice_number", "gross_total", "issue_date", "seller_name"])
+def test_an_ocr_read_value_the_ranker_gives_less_than_an_even_chance_asks_for_review(field):
+    """Whatever the calibrator makes of it: a postcode the ranker gave 0.17, taken for a
+    scan's invoice number, was rated as sure as every right number out of document."""
+    unsure = (-1.6,) + (0.0,) * (len(EVIDENCE) - 1)
+    evidence = calibration.features(unsure, 0.99, (1.0, 0.0, 1.0), 1.0, 0.0, 0.0)
+    assert "even chance" in calibration.unconfirmed(field, evidence)
+    even = calibration.features((0.0,) * len(EVIDENCE), 0.99, (1.0, 0.0, 1.0), 1.0, 0.0, 0.0)
+    assert calibration.unconfirmed(field, even) is None
