@@ -28,6 +28,7 @@ from itertools import combinations
 from ..geometry import DocText
 from ..text import normalise_text
 from ..vocabulary import VOCABULARY as V
+from .features import column_amounts
 
 # Beyond this many distinct allowances and charges, only all of them together are tried (2^n
 # sums, and the more there are, the likelier one lands on a printed figure by chance).
@@ -36,7 +37,6 @@ MAX_STEPS = 6
 # than the ranker's column feature (3): the figure to pay often stands apart, under a rule, and
 # the arithmetic that must hold to the cent keeps a figure that merely stands there out.
 STEP_HEIGHTS = 4.5
-_X_SLACK = 6.0  # points: amounts of one column of totals overlap within this
 _CENT = Decimal("0.01")
 
 
@@ -104,31 +104,28 @@ def after_allowances(dt: DocText, page_amounts: dict,
     under a discount row is none."""
     out: dict[Decimal, tuple[Decimal, bool, frozenset]] = {}
     for got in page_amounts.values():
-        for k, (line, x0, x1, _ded, top, allowance) in enumerate(got):
+        for line, x0, x1, _ded, top, allowance in got:
             if top <= 0 or allowance or top in out:
                 continue
-            column = [j for j, b in enumerate(got) if j != k and b[0] != line
-                      and b[2] >= x0 - _X_SLACK and b[1] <= x1 + _X_SLACK]
-            found = _after(dt, got, column, line, top, reach)
+            found = _after(dt, column_amounts(got, line, x0, x1), line, top, reach)
             if found is not None:
                 out[top] = found
     return out
 
 
-def _after(dt: DocText, got: list, column: list[int], line: int, top: Decimal,
+def _after(dt: DocText, column: list[tuple], line: int, top: Decimal,
            reach: int) -> tuple[Decimal, bool, frozenset] | None:
-    """Walk down the column from ``top`` (see :func:`after_allowances`)."""
+    """Walk down the column from ``top`` (see :func:`after_allowances`); ``column``, the
+    figures printed in it, is used up as they are passed."""
     cur = dt.lines[line]
     between: list[tuple] = []
-    seen: set[int] = set()
     while len(between) < reach:
-        step = [j for j in column if j not in seen
-                and 0 < cur.y0 - dt.lines[got[j][0]].y0 <= STEP_HEIGHTS * cur.height]
+        step = [b for b in column
+                if 0 < cur.y0 - dt.lines[b[0]].y0 <= STEP_HEIGHTS * cur.height]
         if not step:
             return None
-        j = min(step, key=lambda j: abs(dt.lines[got[j][0]].y0 - cur.y0))
-        seen.add(j)
-        nxt = got[j]
+        nxt = min(step, key=lambda b: abs(dt.lines[b[0]].y0 - cur.y0))
+        column.remove(nxt)
         taken = [abs(b[4]) for b in between if b[5]]
         if taken and not nxt[5] and nxt[4] > 0:
             others = [b[4] for b in between if not b[5]]

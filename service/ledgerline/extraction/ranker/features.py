@@ -126,6 +126,14 @@ class Row:
     x: list[float] = field(default_factory=list)
 
 
+def column_amounts(amounts, line: int, x0: float, x1: float) -> list[tuple]:
+    """Of a page's amounts (as :meth:`DocContext._page_amounts` reads them), those on other
+    lines than ``line`` whose span overlaps [x0, x1] within :data:`COLUMN_X_SLACK`: the
+    figures printed in one column with it."""
+    return [a for a in amounts
+            if a[0] != line and a[2] >= x0 - COLUMN_X_SLACK and a[1] <= x1 + COLUMN_X_SLACK]
+
+
 class DocContext:
     """What every row of a document's features reads: label hits per line, the document's
     amounts, dates and domains, the usual text height. Built once per document."""
@@ -235,10 +243,7 @@ class DocContext:
         the total to pay under it)."""
         dt = self.dt
         ln = dt.lines[i]
-        column = [
-            a for a in self.page_amounts.get(ln.page, ())
-            if a[0] != i and a[2] >= x0 - COLUMN_X_SLACK and a[1] <= x1 + COLUMN_X_SLACK
-        ]
+        column = column_amounts(self.page_amounts.get(ln.page, ()), i, x0, x1)
         out = {}
         for side, sign in (("above", 1), ("below", -1)):
             cur, n, deduction = ln, 0, False
