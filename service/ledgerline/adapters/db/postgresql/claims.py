@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from sqlalchemy import (ColumnElement, Float, Integer, String, case, exists, func, literal,
+from sqlalchemy import (ColumnElement, Integer, String, case, exists, func, literal,
                         or_, select, update)
 from sqlalchemy.dialects import postgresql
 
@@ -18,8 +18,8 @@ from ....domain.jobs import CallOutcome
 from ....ports.extractor import Progress
 from ....ports.jobs import ATTEMPTS_EXHAUSTED, Call, CallOpening, ClaimedJob, Exhausted
 from .. import outbox, prebuilt
-from ..claims import (COMPLETED, FAILED, RESULT_COLUMNS, SqlClaims, claim_update, claimed,
-                      completed, current_unless_superseded, fenced_by, invoice_of,
+from ..claims import (COMPLETED, FAILED, RESULT_COLUMNS, SqlClaims, claimed, completed,
+                      current_unless_superseded, fenced_by, invoice_of, prebuilt_claim,
                       result_row)
 from ..clock import db_now
 from ..ledger import PROGRESS_COLUMNS, progress_params, progress_set
@@ -70,9 +70,8 @@ class PostgresClaims(SqlClaims):
 def _claim_and_start_statement():
     bound = prebuilt.columns(model_calls, "call_id", "operation", "cost", "provider", "model",
                              "cost_basis")
-    owner = prebuilt.param("owner", String)
-    claimed_job = claim_update(owner, prebuilt.param("lease_seconds", Float),
-                               prebuilt.param("extractor_versions", String)).cte("claimed")
+    owner = prebuilt.param("owner", String)  # the same parameter as the claim's own
+    claimed_job = prebuilt_claim().cte("claimed")
     spent = claimed_job.c.status == FAILED
     # SqlLedger.mark_abandoned_calls; its job id a scalar, so that the planner probes
     # ix_model_calls_job_id rather than joins the ledger to a CTE it cannot estimate.
