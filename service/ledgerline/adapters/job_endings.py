@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
 
 from sqlalchemy import Engine, event
@@ -86,10 +87,14 @@ class JobEndings:
 
     def announce(self, job_id: str) -> None:
         """After the write that ended `job_id` committed: tell this process's waiters, and on
-        SQLite the other processes' (PostgreSQL's NOTIFY went with the commit itself)."""
+        SQLite the other processes' (PostgreSQL's NOTIFY went with the commit itself). Then
+        yield once, so that a request of this process waiting for the job answers before the
+        announcer goes on: under gevent (the embedded worker beside the API) nothing else runs
+        until the worker blocks, and its next claim's statements on SQLite never do."""
         self.ended(job_id)
         if self._doorbell is not None:
             self._doorbell.ring(job_id)
+        time.sleep(0)  # a yield, not a wait: not the clock's
 
     def ended(self, job_id: str) -> None:
         with self._lock:

@@ -17,7 +17,6 @@ import shutil
 import socket
 import tempfile
 import threading
-import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
@@ -291,11 +290,6 @@ class Worker:
             if holding.lost.is_set():
                 self._resume_extraction()
             self.services.job_endings.announce(job.claim.job_id)
-            # A request of this process that waits for the job answers before the next claim:
-            # under gevent (the embedded worker beside the API) nothing else runs until this
-            # worker blocks, and the next claim's statements on SQLite never do. A yield, not
-            # a wait: not the clock's.
-            time.sleep(0)
             job_log.attempt_ended(attempt, self.clock.monotonic() - began)
         return True
 
